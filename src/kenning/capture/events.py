@@ -1,0 +1,68 @@
+"""The one normalised shape every source produces, whatever tool wrote the transcript."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+# Roles: "user" is only text a person typed; "assistant" is the agent's prose; "tool" is a tool
+# result; "summary" is a compaction summary or session title written by the tool.
+ROLES = ("user", "assistant", "tool", "summary")
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    name: str
+    summary: str  # a short, human-readable form of the input (command, path, pattern)
+
+
+@dataclass(frozen=True)
+class Event:
+    session: str  # tool-qualified session id, e.g. "claude:9f1c…", "codex:0199…"
+    tool: str  # "claude-code" | "codex" | "gemini" | "opencode"
+    uid: str  # stable id of this event inside its session (line uuid, message id)
+    role: str
+    text: str
+    time: str  # ISO-8601 UTC as the tool wrote it ("" when unknown)
+    cwd: str = ""
+    branch: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    files: tuple[str, ...] = ()  # files the agent read, wrote or edited in this event
+    subagent: str = ""  # subagent id when the event comes from a subagent transcript
+
+
+@dataclass
+class ReadResult:
+    """What one read of a transcript file gives: new events and where the next read starts.
+
+    ``context`` carries what a later incremental read needs (session id, cwd, branch) because
+    those appear only near the start of some formats; it is stored with the file's offset.
+    ``replace`` means the events are the whole session (formats that rewrite in place):
+    the store drops the file's earlier turns first.
+    """
+
+    events: list[Event]
+    offset: int
+    context: dict[str, Any] = field(default_factory=dict)
+    replace: bool = False
+    skipped_lines: int = 0
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    tool: str
+    path: Path
+    # "append": JSONL read from a byte offset; "whole": re-read entirely when it changes.
+    mode: str = "append"
+    # For sources inside a database (OpenCode): the session id inside the file.
+    key: str = ""
+
+    @property
+    def ledger_key(self) -> str:
+        return f"{self.path}#{self.key}" if self.key else str(self.path)
+
+
+def short(value: Any, limit: int = 300) -> str:
+    text = value if isinstance(value, str) else ("" if value is None else str(value))
+    return text if len(text) <= limit else text[:limit] + "…"

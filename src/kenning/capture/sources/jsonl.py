@@ -1,0 +1,51 @@
+"""Reading append-only JSONL from a byte offset, tolerant of lines still being written."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+# Read in bounded blocks so a 300 MB transcript never sits in memory at once.
+BLOCK = 8 * 1024 * 1024
+
+
+def iter_records(path: Path, offset: int, *, limit: int = BLOCK) -> tuple[list[dict[str, Any]], int, int]:
+    """Complete JSON lines from ``offset``: (records, offset after the last complete line, bad lines).
+
+    A last line without its newline is a line still being written: it is left for the next
+    read. Lines that are not JSON objects (or not UTF-8) are skipped and counted.
+    """
+    with path.open("rb") as fh:
+        fh.seek(offset)
+        data = fh.read(limit)
+    end = data.rfind(b"\n")
+    if end < 0:
+        return [], offset, 0
+    records: list[dict[str, Any]] = []
+    bad = 0
+    loads = json.loads
+    for line in data[: end + 1].split(b"\n"):
+        if not line.strip():
+            continue
+        try:
+            rec = loads(line)
+        except ValueError:  # includes UnicodeDecodeError
+            bad += 1
+            continue
+        if isinstance(rec, dict):
+            records.append(rec)
+        else:
+            bad += 1
+    return records, offset + end + 1, bad
+
+
+def iter_all(path: Path) -> Iterator[dict[str, Any]]:
+    offset = 0
+    while True:
+        records, new_offset, _bad = iter_records(path, offset)
+        yield from records
+        if new_offset == offset:
+            return
+        offset = new_offset

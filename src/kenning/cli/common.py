@@ -1,0 +1,47 @@
+"""Options and helpers shared by the memory command groups."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from kenning.cli.context import CliContext
+from kenning.core.scopes import Place
+from kenning.core.service import Core
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def core_of(ctx: CliContext) -> Core:
+    core = getattr(ctx, "_core", None)
+    if core is None:
+        core = Core.over(ctx.db, ctx.settings)
+        ctx._core = core  # type: ignore[attr-defined]
+    return core
+
+
+def where_options(fn: F) -> F:
+    """--cwd / --project: which project a command acts on (default: the current folder's)."""
+    fn = click.option("--project", "project", default=None, help="Project key (e.g. github.com/acme/app) instead of a folder.")(fn)
+    fn = click.option(
+        "--cwd",
+        "cwd",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=None,
+        help="Working folder whose git project to use (default: the current folder).",
+    )(fn)
+    return fn
+
+
+def place_of(core: Core, cwd: Path | None, project: str | None) -> Place:
+    if project:
+        return core.place(project=project)
+    return core.place(cwd if cwd is not None else Path(os.getcwd()))
+
+
+def json_option(fn: F) -> F:
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")(fn)

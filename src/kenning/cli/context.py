@@ -1,0 +1,51 @@
+"""What every CLI command receives: settings (built once by the entry point) and a lazily
+opened store."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from kenning.config import Settings
+from kenning.errors import KenningError
+
+if TYPE_CHECKING:
+    from kenning.store.sqlite.db import Database
+
+
+@dataclass
+class CliContext:
+    settings: Settings
+    _db: Database | None = field(default=None, repr=False)
+
+    @property
+    def db(self) -> Database:
+        if self._db is None:
+            from kenning.store.sqlite.schema import open_database
+
+            self._db = open_database(self.settings.db_path)
+        return self._db
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+
+pass_ctx = click.make_pass_decorator(CliContext)
+
+
+def emit_json(value: Any) -> None:
+    click.echo(json.dumps(value, indent=2, ensure_ascii=False, default=str))
+
+
+def fail(error: KenningError) -> None:
+    """Report a kenning error the CLI way: message and fix on stderr, exit code 1."""
+    click.echo(f"error: {error.message}", err=True)
+    if error.fix:
+        click.echo(f"  fix: {error.fix}", err=True)
+    sys.exit(1)

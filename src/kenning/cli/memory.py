@@ -1,0 +1,292 @@
+"""Memory commands: remember, recall, get, list, history and the hand repairs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from kenning.cli.common import core_of, json_option, place_of, where_options
+from kenning.cli.context import CliContext, emit_json, pass_ctx
+from kenning.clock import to_iso
+from kenning.core.lifecycle import is_resting
+from kenning.core.remember import RememberRequest, RememberResult
+from kenning.core.render import hit_marks, memory_dict, memory_line
+from kenning.core.write_rules import parse_trigger
+from kenning.model import Kind, Memory, Origin
+
+KINDS = [k.value for k in Kind]
+
+
+def _result_dict(result: RememberResult, ctx_now: object) -> dict[str, object]:
+    now = ctx_now  # a datetime
+    return {
+        "outcome": result.outcome,
+        "memory": memory_dict(result.memory, now) if result.memory else None,  # type: ignore[arg-type]
+        "neighbours": [{"ref": m.ref, "text": m.text} for m in result.neighbours],
+        "superseded": result.superseded,
+        "retired": result.retired,
+        "unplaced": result.unplaced,
+        "review": result.review.id if result.review else None,
+        "index": [m.ref for m in result.index],
+        "warnings": result.warnings,
+    }
+
+
+def _say_result(result: RememberResult) -> None:
+    if result.outcome == "stored" and result.memory:
+        click.echo(f"stored {memory_line(result.memory)}")
+    elif result.outcome == "strengthened" and result.memory:
+        click.echo(f"already known; strengthened {result.memory.ref} (confidence {result.memory.confidence:.2f})")
+    elif result.outcome == "held_for_review" and result.review:
+        click.echo(f"held in Needs review (item {result.review.id}): it contradicts a firmer memory. See: kenning review")
+    elif result.outcome == "index_full":
+        click.echo("the index is full (25 pinned); nothing was added. Pass --unindex <ref> to make room:")
+        for m in result.index:
+            click.echo(f"  {memory_line(m)}")
+    for ref in result.superseded:
+        click.echo(f"  superseded {ref} (same slot)")
+    for ref in result.retired:
+        click.echo(f"  retired {ref}")
+    for ref in result.unplaced:
+        click.echo(f"  could not place {ref} (not in this project)")
+    for m in result.neighbours:
+        click.echo(f"  neighbour {memory_line(m, limit=160)}")
+    for w in result.warnings:
+        click.echo(f"  note: {w}")
+
+
+@click.command("remember")
+@click.argument("text")
+@click.option("--kind", type=click.Choice(KINDS), default=None, help="Kind of memory (inferred from the text when left out).")
+@click.option("--reason", default="", help="Why (a decision must carry one).")
+@click.option("--rejected", default="", help="Alternatives turned down.")
+@click.option("--subject", default="", help="Slot key (e.g. ui.theme); a later memory on the slot supersedes this one.")
+@click.option("--when", "when", default=None, help='Lesson trigger: "shell:<regex>", "read:<glob>" or "edit:<glob>".')
+@click.option("--source-ref", default="", help="Citation: a file, path:line, path:a-b, path:symbol or a commit.")
+@click.option("--replaces", multiple=True, help="Ref this memory replaces (repeatable).")
+@click.option("--pin", "index", is_flag=True, help="Pin into the project's index (at most 25).")
+@click.option("--unindex", default="", help="Ref to take out of a full index.")
+@click.option("--global", "global_", is_flag=True, help="A global memory: reaches every project.")
+@click.option("--confidence", type=click.Choice(["high", "medium", "low"]), default=None, help="For decisions.")
+@click.option("--tag", "tags", multiple=True, help="A tag (repeatable).")
+@where_options
+@json_option
+@pass_ctx
+def remember_cmd(ctx: CliContext, text: str, kind: str | None, reason: str, rejected: str, subject: str,
+                 when: str | None, source_ref: str, replaces: tuple[str, ...], index: bool, unindex: str,
+                 global_: bool, confidence: str | None, tags: tuple[str, ...], cwd: Path | None,
+                 project: str | None, as_json: bool) -> None:  # fmt: skip
+    """Remember one sentence. What you save here is yours (origin: person).
+
+    Example: kenning remember "We use pnpm rather than npm because of workspaces" --kind decision
+    """
+    core = core_of(ctx)
+    place = place_of(core, cwd, project)
+    request = RememberRequest(
+        text=text, kind=Kind(kind) if kind else None, reason=reason, rejected=rejected, origin=Origin.PERSON,
+        source="cli", source_ref=source_ref, subject=subject, when=parse_trigger(when), replaces=replaces,
+        index=index, unindex=unindex, global_=global_, confidence=confidence, tags=tags, branch=place.branch,
+    )  # fmt: skip
+    if request.kind is Kind.DECISION:
+        result = core.record_decision(place, request).remembered
+    else:
+        result = core.remember(place, request)
+    if as_json:
+        emit_json(_result_dict(result, core.now()))
+    else:
+        _say_result(result)
+
+
+@click.command("recall")
+@click.argument("query")
+@click.option("--as-of", default=None, help="Answer from what was believed then (a date means the end of that day, UTC).")
+@click.option("--also", multiple=True, help="Another phrasing of the query (up to 3).")
+@click.option("--count", "-n", default=8, show_default=True, type=int, help="How many results (1 to 25).")
+@where_options
+@json_option
+@pass_ctx
+def recall_cmd(ctx: CliContext, query: str, as_of: str | None, also: tuple[str, ...], count: int,
+               cwd: Path | None, project: str | None, as_json: bool) -> None:  # fmt: skip
+    """Search memory for a task, in your own words.
+
+    Example: kenning recall "why do we pin TZ in the tests"
+    """
+    core = core_of(ctx)
+    result = core.recall(place_of(core, cwd, project), query, as_of=as_of, also=also, count=count)
+    if as_json:
+        emit_json({
+            "query": query,
+            "as_of": to_iso(result.as_of) if result.as_of else None,
+            "results": [{**memory_dict(h.memory, core.now()), "score": h.score, "coverage": h.coverage,
+                         "weak": h.weak, "until": to_iso(h.until) if h.until else None} for h in result.hits],
+        })  # fmt: skip
+        return
+    if not result.hits:
+        click.echo("nothing in memory covers that query")
+        return
+    for hit in result.hits:
+        click.echo(memory_line(hit.memory, marks=hit_marks(hit)))
+
+
+def _detail(core: object, memory: Memory) -> dict[str, object]:
+    from kenning.core.service import Core
+
+    assert isinstance(core, Core)
+    hist = core.history(memory.ref)
+    uses = core.store.uses(memory.ref)
+    return {
+        **memory_dict(memory, core.now()),
+        "history": {
+            "replaced": [{"ref": m.ref, "text": m.text, "until": to_iso(m.status_at) if m.status_at else None} for m in hist.replaced],
+            "replaced_by": [{"ref": m.ref, "text": m.text} for m in hist.replaced_by],
+            "events": [{"at": to_iso(e.at), "event": e.event, "detail": e.detail, "other": e.other_ref} for e in hist.events],
+        },
+        "evidence": {
+            "confirmations": memory.confirmations,
+            "uses": memory.uses,
+            "used_by_tools": sorted({u.tool for u in uses if u.tool}),
+            "sessions": len({u.session for u in uses if u.session}),
+        },
+    }
+
+
+@click.command("get")
+@click.argument("refs", nargs=-1, required=True)
+@json_option
+@pass_ctx
+def get_cmd(ctx: CliContext, refs: tuple[str, ...], as_json: bool) -> None:
+    """Show memories by ref, with reason, citation, status, history and evidence."""
+    core = core_of(ctx)
+    found = [core.get(r) for r in refs]
+    details = [_detail(core, m) for m in found]
+    if as_json:
+        emit_json(details)
+        return
+    for d in details:
+        click.echo(f"{d['ref']} [{d['kind']}] {d['text']}")
+        for key in ("reason", "rejected", "trigger", "subject", "source_ref", "citation", "status", "confidence",
+                    "origin", "origin_tool", "pinned", "hidden", "held", "protected", "created_at", "last_used_at", "uses"):  # fmt: skip
+            if d.get(key) not in (None, "", False):
+                click.echo(f"  {key}: {d[key]}")
+        hist = d["history"]
+        assert isinstance(hist, dict)
+        for item in hist["replaced"]:
+            click.echo(f"  replaced {item['ref']}: {item['text']}")
+        for item in hist["replaced_by"]:
+            click.echo(f"  replaced by {item['ref']}: {item['text']}")
+
+
+@click.command("list")
+@click.option("--offset", default=0, type=int, help="Skip this many (pages of 100).")
+@click.option("--limit", default=100, type=int, show_default=True)
+@click.option("--all", "include_inactive", is_flag=True, help="Include superseded and retired memories.")
+@where_options
+@json_option
+@pass_ctx
+def list_cmd(ctx: CliContext, offset: int, limit: int, include_inactive: bool, cwd: Path | None,
+             project: str | None, as_json: bool) -> None:  # fmt: skip
+    """List the project's memories, oldest first, marking resting ones."""
+    core = core_of(ctx)
+    memories = core.list_memories(place_of(core, cwd, project), offset=offset, limit=limit, include_inactive=include_inactive)
+    if as_json:
+        emit_json([memory_dict(m, core.now()) for m in memories])
+        return
+    if not memories:
+        click.echo("no memories in this project yet")
+    for m in memories:
+        marks = ["resting"] if is_resting(m, core.now()) else []
+        marks += [flag for flag in ("pinned", "hidden", "held", "protected") if getattr(m, flag)]
+        if m.status.value != "active":
+            marks.append(m.status.value)
+        click.echo(memory_line(m, marks=marks))
+
+
+@click.command("history")
+@click.argument("ref")
+@json_option
+@pass_ctx
+def history_cmd(ctx: CliContext, ref: str, as_json: bool) -> None:
+    """What a memory replaced, what replaced it, and everything that happened to it."""
+    core = core_of(ctx)
+    detail = _detail(core, core.get(ref))
+    if as_json:
+        emit_json(detail["history"])
+        return
+    hist = detail["history"]
+    assert isinstance(hist, dict)
+    click.echo(f"{detail['ref']} [{detail['status']}] {detail['text']}")
+    for e in hist["events"]:
+        other = f" {e['other']}" if e["other"] else ""
+        click.echo(f"  {e['at'][:19]} {e['event']}{other} {e['detail']}".rstrip())
+
+
+def _simple(name: str, method: str, help_text: str) -> click.Command:
+    @click.command(name, help=help_text)
+    @click.argument("refs", nargs=-1, required=True)
+    @pass_ctx
+    def run(ctx: CliContext, refs: tuple[str, ...]) -> None:
+        core = core_of(ctx)
+        for ref in refs:
+            memory = getattr(core, method)(ref)
+            click.echo(f"{name}: {memory_line(memory)}")
+
+    return run
+
+
+@click.command("retire")
+@click.argument("refs", nargs=-1, required=True)
+@click.option("--why", default="", help="Why it no longer holds.")
+@pass_ctx
+def retire_cmd(ctx: CliContext, refs: tuple[str, ...], why: str) -> None:
+    """Retire memories (they stay stored; bring-back restores them)."""
+    core = core_of(ctx)
+    for ref in refs:
+        click.echo(f"retired: {memory_line(core.retire(ref, why))}")
+
+
+@click.command("protect")
+@click.argument("refs", nargs=-1, required=True)
+@click.option("--off", is_flag=True, help="Remove the protection.")
+@pass_ctx
+def protect_cmd(ctx: CliContext, refs: tuple[str, ...], off: bool) -> None:
+    """Protect memories: retire-session and tidy never take them."""
+    core = core_of(ctx)
+    for ref in refs:
+        click.echo(f"{'unprotected' if off else 'protected'}: {memory_line(core.protect(ref, not off))}")
+
+
+@click.command("retire-session")
+@click.argument("session")
+@click.option("--yes", is_flag=True, help="Retire them (without it, only shows what would be retired).")
+@where_options
+@json_option
+@pass_ctx
+def retire_session_cmd(ctx: CliContext, session: str, yes: bool, cwd: Path | None, project: str | None, as_json: bool) -> None:
+    """Retire everything one session wrote, except pinned and protected memories."""
+    core = core_of(ctx)
+    outcome = core.retire_session(place_of(core, cwd, project), session, apply=yes)
+    if as_json:
+        emit_json({"session": session, "applied": yes, "retire": [m.ref for m in outcome.retire], "kept": [m.ref for m in outcome.kept]})
+        return
+    verb = "retired" if yes else "would retire"
+    for m in outcome.retire:
+        click.echo(f"{verb}: {memory_line(m)}")
+    for m in outcome.kept:
+        click.echo(f"kept (pinned or protected): {memory_line(m)}")
+    if not yes and outcome.retire:
+        click.echo(f"run again with --yes to retire these {len(outcome.retire)}")
+    if not outcome.retire:
+        click.echo("nothing to retire for that session")
+
+
+def register(group: click.Group) -> None:
+    for command in (remember_cmd, recall_cmd, get_cmd, list_cmd, history_cmd, retire_cmd, protect_cmd, retire_session_cmd):
+        group.add_command(command)
+    group.add_command(_simple("pin", "pin", "Pin memories atop the project's index (at most 25)."))
+    group.add_command(_simple("unpin", "unpin", "Unpin memories."))
+    group.add_command(_simple("hide", "hide", "Hide memories from every session (they stay stored)."))
+    group.add_command(_simple("give", "give", "Give hidden memories to sessions again."))
+    group.add_command(_simple("hold", "hold", "Hold memories back from every path until released."))
+    group.add_command(_simple("release", "release", "Release held memories (e.g. a widget's)."))
+    group.add_command(_simple("bring-back", "bring_back", "Bring retired or superseded memories back."))

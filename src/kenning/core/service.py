@@ -1,0 +1,220 @@
+"""The core as one object: what every adapter (CLI, MCP server, hooks, HTTP server) holds.
+
+It binds a store, a clock and the settings, and forwards to the core modules; the modules
+hold the behaviour and stay callable on their own in tests.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from pathlib import Path
+
+from kenning.clock import Clock, SystemClock, parse_as_of
+from kenning.config import Settings
+from kenning.core import curation, decisions, policy, reviews
+from kenning.core import recall as recall_mod
+from kenning.core import remember as remember_mod
+from kenning.core.lifecycle import in_recall_pool
+from kenning.core.scopes import Place, named, personal, place_for
+from kenning.model import DecisionDoc, Memory, ReviewItem, Trigger
+from kenning.store.protocol import MemoryFilter, MemoryStore
+from kenning.store.sqlite.db import Database
+from kenning.store.sqlite.memories import SqliteMemoryStore
+
+Gate = Callable[[Place, list[Memory]], list[Memory]]
+
+
+class Core:
+    def __init__(
+        self,
+        store: MemoryStore,
+        clock: Clock | None = None,
+        settings: Settings | None = None,
+        db: Database | None = None,
+    ) -> None:
+        self.store = store
+        self.clock = clock or SystemClock()
+        self.settings = settings
+        self.db = db
+        # Rules that decide what is given out (kenning.core.rules registers here); they
+        # never remove anything, only keep memories out of what sessions receive.
+        self.gates: list[Gate] = []
+
+    @classmethod
+    def open(cls, settings: Settings, clock: Clock | None = None) -> Core:
+        from kenning.store.sqlite.schema import open_database
+
+        db = open_database(settings.db_path)
+        return cls.over(db, settings, clock)
+
+    @classmethod
+    def over(cls, db: Database, settings: Settings | None = None, clock: Clock | None = None) -> Core:
+        core = cls(SqliteMemoryStore(db), clock, settings, db)
+        # The rules module (what is given out) installs its gates when present.
+        try:
+            rules = importlib.import_module("kenning.core.rules")
+        except ModuleNotFoundError:
+            rules = None
+        if rules is not None:
+            rules.install(core)
+        return core
+
+    def close(self) -> None:
+        if self.db is not None:
+            self.db.close()
+
+    @property
+    def workspace(self) -> str:
+        return self.settings.workspace if self.settings else "local"
+
+    def now(self) -> datetime:
+        return self.clock.now()
+
+    # -- where ----------------------------------------------------------------------------
+    def place(self, cwd: Path | str | None = None, *, project: str | None = None) -> Place:
+        if project:
+            return named(self.store, self.workspace, project, self.now())
+        if cwd is None or str(cwd) == "":
+            return personal(self.store, self.workspace, self.now())
+        return place_for(self.store, self.workspace, Path(cwd), self.now())
+
+    # -- write / read ---------------------------------------------------------------------
+    def remember(self, place: Place, request: remember_mod.RememberRequest) -> remember_mod.RememberResult:
+        return remember_mod.remember(self.store, place, request, self.now())
+
+    def record_decision(
+        self, place: Place, request: remember_mod.RememberRequest
+    ) -> decisions.DecisionResult:
+        return decisions.record(self.store, place, request, self.now())
+
+    def give_out(self, place: Place, memories: list[Memory]) -> list[Memory]:
+        """Apply the user's rules to what a session is about to receive."""
+        for gate in self.gates:
+            memories = gate(place, memories)
+        return memories
+
+    def recall(
+        self,
+        place: Place,
+        query: str,
+        *,
+        as_of: str | None = None,
+        also: Sequence[str] = (),
+        count: int = recall_mod.DEFAULT_COUNT,
+    ) -> recall_mod.RecallResult:
+        when = parse_as_of(as_of) if as_of else None
+        return recall_mod.recall(self.store, place, query, self.now(), as_of=when, also=also, count=count,
+                                 gate=(lambda ms: self.give_out(place, ms)) if self.gates else None)  # fmt: skip
+
+    def get(self, ref: str) -> Memory:
+        return curation.fetch(self.store, ref)
+
+    def list_memories(
+        self, place: Place, *, offset: int = 0, limit: int = 100, include_inactive: bool = False
+    ) -> list[Memory]:
+        from kenning.model import Status
+
+        statuses = tuple(Status) if include_inactive else (Status.ACTIVE,)
+        return self.store.find(
+            MemoryFilter(place.workspace, [place.project], statuses=statuses), offset=offset, limit=limit
+        )
+
+    def deliverable(self, memory: Memory) -> bool:
+        return in_recall_pool(memory, self.now())
+
+    def use(self, refs: Sequence[str], *, session: str = "", tool: str = "", branch: str = "") -> list[str]:
+        from kenning.ids import normalize_ref
+
+        normal = [normalize_ref(r) for r in refs]
+        with self.store.transaction():
+            return remember_mod.record_uses(
+                self.store, normal, session=session, tool=tool, branch=branch, now=self.now()
+            )
+
+    # -- curation -------------------------------------------------------------------------
+    def pin(self, ref: str) -> Memory:
+        return curation.pin(self.store, ref, self.now())
+
+    def unpin(self, ref: str) -> Memory:
+        return curation.unpin(self.store, ref, self.now())
+
+    def hide(self, ref: str) -> Memory:
+        return curation.hide(self.store, ref, self.now())
+
+    def give(self, ref: str) -> Memory:
+        return curation.give(self.store, ref, self.now())
+
+    def hold(self, ref: str) -> Memory:
+        return curation.hold(self.store, ref, self.now())
+
+    def release(self, ref: str) -> Memory:
+        return curation.release(self.store, ref, self.now())
+
+    def protect(self, ref: str, on: bool = True) -> Memory:
+        return curation.protect(self.store, ref, self.now(), on)
+
+    def retire(self, ref: str, why: str = "") -> Memory:
+        return curation.retire(self.store, ref, self.now(), why)
+
+    def bring_back(self, ref: str) -> Memory:
+        return curation.bring_back(self.store, ref, self.now())
+
+    def retire_session(self, place: Place, session: str, *, apply: bool) -> curation.SessionRetirement:
+        return curation.retire_session(
+            self.store, place.workspace, list(place.reach), session, self.now(), apply=apply
+        )
+
+    def history(self, ref: str) -> curation.History:
+        return curation.history(self.store, ref)
+
+    # -- decisions ------------------------------------------------------------------------
+    def decision_docs(self, place: Place) -> list[DecisionDoc]:
+        return self.store.decision_docs(place.workspace, list(place.reach))
+
+    def add_outcome(self, doc: DecisionDoc, line: str) -> DecisionDoc:
+        return decisions.add_outcome(self.store, doc, line, self.now())
+
+    # -- needs review ---------------------------------------------------------------------
+    def reviews(self, place: Place) -> list[ReviewItem]:
+        return self.store.reviews(place.workspace, list(place.reach))
+
+    def propose(
+        self,
+        place: Place,
+        kind: str,
+        refs: list[str],
+        *,
+        text: str = "",
+        when: Trigger | None = None,
+        why: str = "",
+        proposed_by: str = "agent",
+    ) -> ReviewItem:
+        return reviews.propose(
+            self.store, place, kind, refs, self.now(), text=text, when=when, why=why, proposed_by=proposed_by
+        )
+
+    def resolve_review(self, place: Place, review_id: int, choice: str) -> ReviewItem:
+        return reviews.resolve(self.store, place, review_id, choice, self.now())
+
+    def accept_all(self, place: Place) -> tuple[str, list[ReviewItem]]:
+        return reviews.accept_all(self.store, place, self.now())
+
+    def undo_batch(self, place: Place, batch: str) -> list[ReviewItem]:
+        return reviews.undo(self.store, place, batch, self.now())
+
+    # -- policy ---------------------------------------------------------------------------
+    def policy(self, place: Place) -> policy.Policy:
+        return policy.resolve(self.store, place.workspace, place.project)
+
+    def set_policy(self, place: Place, level: str, setting: str, value: str) -> object:
+        scope = {"project": place.project, "group": place.group, "workspace": ""}.get(level)
+        if scope is None or (level == "group" and not place.group):
+            from kenning.errors import Invalid
+
+            raise Invalid(
+                f"level {level!r} is not available here",
+                fix="use project or workspace (group only inside a group)",
+            )
+        return policy.set_setting(self.store, place.workspace, scope, setting, value, self.now())

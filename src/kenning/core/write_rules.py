@@ -1,0 +1,215 @@
+"""The shape rules a memory must pass before it is written, each refusal with its fix.
+
+These are fixed text patterns, no model: they catch what goes stale first (transient
+notes, git snapshots, measurements) and decisions that lost their reason.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+
+from kenning.errors import Invalid, Refused
+from kenning.model import Kind, Trigger, TriggerTool
+from kenning.text import words
+
+TRANSIENT_RE = re.compile(
+    r"\b(currently|right now|at the moment|as we speak|in progress|work in progress|wip"
+    r"|i'?m (now )?(editing|working on|looking at|fixing|running|debugging|checking)"
+    r"|i am (now )?(editing|working on|looking at|fixing|running|debugging|checking)"
+    r"|just (ran|edited|opened|started|finished)|about to)\b",
+    re.IGNORECASE,
+)
+SNAPSHOT_RE = re.compile(
+    r"\b(\d+ commits? (ahead|behind)|(ahead|behind) (of )?(origin|main|master|upstream)"
+    r"|\d+ (files?|changes?) (uncommitted|changed|modified|staged|unstaged)|uncommitted (changes|files|work)"
+    r"|working tree( is)? clean|head is (now )?at|up to date with ['\"]?origin|nothing to commit)\b",
+    re.IGNORECASE,
+)
+NUMBER_RE = re.compile(r"(?<![\w.])\d+(?:[.,:]\d+)*%?(?![\w])")
+REASON_RE = re.compile(
+    r"\b(because|so that|so we|so it|so the|rather than|instead of|since|to avoid|in order to|due to"
+    r"|never|the owner wants|as it|otherwise|which means|given that)\b",
+    re.IGNORECASE,
+)
+DECISION_RE = re.compile(
+    r"\b(we decided|decided to|decided on|decided against|we chose|chose to|we picked|went with|going with"
+    r"|settled on|we use \S+ (because|rather|instead)|we will use|we'll use|opted for|standardi[sz]ed on)\b",
+    re.IGNORECASE,
+)
+PREFERENCE_RE = re.compile(
+    r"\b(i prefer|we prefer|prefers?|preferred|always use|never use|please (always|never|use|don't)"
+    r"|don'?t ever|my (rule|style|convention|preference)|i like|i want)\b",
+    re.IGNORECASE,
+)
+LESSON_RE = re.compile(
+    r"\b(when you|before (running|you)|after (running|you)|lesson|next time|remember to)\b", re.IGNORECASE
+)
+SUBJECT_PART_RE = re.compile(r"^[A-Za-z0-9_/\-]+$")
+DATE_RE = re.compile(r"(19|20)\d{2}[-_/]?\d{2}[-_/]?\d{2}")
+
+# Commands and paths a trigger is tried against: one that fires on all of them fires on everything.
+_PROBE_COMMANDS = [
+    "ls",
+    "git status",
+    "npm test",
+    "pytest -q",
+    "cat README.md",
+    "make build",
+    "echo hi",
+    "cd src",
+]
+_PROBE_PATHS = [
+    "README.md",
+    "src/app/main.py",
+    "docs/guide.md",
+    "package.json",
+    "tests/test_x.py",
+    "a/b/c/d.txt",
+]
+
+
+def count_numbers(text: str) -> int:
+    return len(NUMBER_RE.findall(text))
+
+
+def has_reason(text: str) -> bool:
+    return bool(REASON_RE.search(text))
+
+
+def infer_kind(text: str, trigger: Trigger | None, subject: str) -> Kind:
+    if trigger is not None:
+        return Kind.LESSON
+    if DECISION_RE.search(text):
+        return Kind.DECISION
+    if PREFERENCE_RE.search(text):
+        return Kind.PREFERENCE
+    if subject and subject.endswith(".state"):
+        return Kind.STATE
+    if LESSON_RE.search(text):
+        return Kind.LESSON
+    return Kind.FACT
+
+
+def valid_subject(subject: str) -> bool:
+    """A slot key: two or more dot-joined parts, no spaces, no date."""
+    if not subject or any(ch.isspace() for ch in subject) or DATE_RE.search(subject):
+        return False
+    parts = subject.split(".")
+    return len(parts) >= 2 and all(part and SUBJECT_PART_RE.match(part) for part in parts)
+
+
+def check_shape(text: str, *, kind: Kind, reason: str, by_person: bool) -> None:
+    """Raise :class:`Refused` when the text breaks a write rule."""
+    if TRANSIENT_RE.search(text):
+        raise Refused(
+            "this reads as transient (what is happening now), which is stale by the next session",
+            fix="state the durable fact or decision instead, or log progress on the branch rather than in memory",
+        )
+    if kind is Kind.DECISION and not (reason.strip() or has_reason(text)):
+        raise Refused(
+            "a decision must carry its reason",
+            fix='pass reason="…", or say why in the sentence ("because …", "so that …", "rather than …")',
+        )
+    if by_person:
+        return
+    if SNAPSHOT_RE.search(text):
+        raise Refused(
+            "this is a git snapshot (ahead/behind, uncommitted files), which git itself already knows",
+            fix="do not store repository state; store what a future agent should do differently",
+        )
+    if count_numbers(text) >= 3:
+        raise Refused(
+            "the text holds three or more numbers; measurements go stale first",
+            fix="keep the claim in the text and move the numbers into reason",
+        )
+
+
+def parse_trigger(value: str | dict[str, str] | Trigger | None) -> Trigger | None:
+    """Accept ``shell:<regex>``, ``read:<glob>``, ``edit:<glob>`` or {tool, match|path}."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, Trigger):
+        trig = value
+    elif isinstance(value, dict):
+        tool = str(value.get("tool", ""))
+        pattern = str(value.get("match") or value.get("path") or value.get("pattern") or "")
+        trig = _make_trigger(tool, pattern)
+    else:
+        tool, sep, pattern = value.partition(":")
+        if not sep:
+            raise Invalid(
+                f"trigger {value!r} names no tool",
+                fix='write "shell:<regex>", "read:<glob>" or "edit:<glob>", e.g. "shell:^npm publish"',
+            )
+        trig = _make_trigger(tool, pattern)
+    check_trigger(trig)
+    return trig
+
+
+def _make_trigger(tool: str, pattern: str) -> Trigger:
+    try:
+        trigger_tool = TriggerTool(tool.strip().lower())
+    except ValueError as exc:
+        raise Invalid(f"trigger tool {tool!r} is unknown", fix="use shell, read or edit") from exc
+    if not pattern.strip():
+        raise Invalid("the trigger has no pattern", fix="give a shell regex or a file glob after the tool")
+    return Trigger(trigger_tool, pattern.strip())
+
+
+def check_trigger(trigger: Trigger) -> None:
+    if trigger.tool is TriggerTool.SHELL:
+        try:
+            compiled = re.compile(trigger.pattern)
+        except re.error as exc:
+            raise Invalid(f"shell trigger {trigger.pattern!r} is not a regular expression: {exc}",
+                          fix="fix the regex, e.g. ^git push") from exc  # fmt: skip
+        if compiled.search("") or all(compiled.search(cmd) for cmd in _PROBE_COMMANDS):
+            raise Refused(
+                f"trigger {trigger.pattern!r} matches every command",
+                fix="anchor it to the command the lesson is about, e.g. ^npm publish",
+            )
+    elif all(glob_matches(trigger.pattern, p) for p in _PROBE_PATHS):
+        raise Refused(
+            f"trigger {trigger.pattern!r} matches every file",
+            fix="narrow the glob to the files the lesson is about, e.g. packages/db/**",
+        )
+
+
+def glob_matches(pattern: str, path: str) -> bool:
+    """Match a repo-relative path against a glob where ``**`` spans folders."""
+    path = path.lstrip("./")
+    if fnmatch.fnmatchcase(path, pattern):
+        return True
+    if pattern.startswith("**/") and fnmatch.fnmatchcase(path, pattern[3:]):
+        return True
+    # A glob with no folder part matches the file name anywhere.
+    return "/" not in pattern and fnmatch.fnmatchcase(path.rsplit("/", 1)[-1], pattern)
+
+
+NEGATIONS = frozenset(
+    {
+        "not",
+        "no",
+        "never",
+        "don't",
+        "dont",
+        "doesn't",
+        "isn't",
+        "avoid",
+        "stop",
+        "without",
+        "nor",
+        "cannot",
+        "can't",
+        "won't",
+    }
+)
+
+
+def polarity(text: str) -> bool:
+    """True when the sentence is negated: the cheap signal for a contradiction."""
+    lowered = text.casefold().replace("’", "'")
+    return any(w in NEGATIONS for w in re.findall(r"[a-z']+", lowered)) or any(
+        w in NEGATIONS for w in words(text)
+    )

@@ -1,0 +1,1 @@
+"""Storage: the :class:`~kenning.store.protocol.Store` protocol and its backends."""

@@ -1,0 +1,165 @@
+"""One SQLite connection, set up in one place, and numbered migrations applied on open.
+
+Each subsystem (memory, capture, graph, hooks, ...) owns a named :class:`MigrationSet` in its
+own module, so subsystems evolve their schema without touching each other's files. Every
+migration runs in one transaction together with its record in ``_migrations``: a failure
+rolls both back and the migration stays pending.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+Migration = Callable[[sqlite3.Connection], None]
+
+
+@dataclass
+class MigrationSet:
+    name: str
+    steps: list[tuple[str, Migration]] = field(default_factory=list)
+
+    def add(self, name: str, sql_or_fn: str | Migration) -> None:
+        if any(existing == name for existing, _ in self.steps):
+            raise ValueError(f"migration {self.name}/{name} is defined twice")
+        if isinstance(sql_or_fn, str):
+            script = sql_or_fn
+
+            def run(conn: sqlite3.Connection) -> None:
+                for statement in _split_sql(script):
+                    conn.execute(statement)
+
+            self.steps.append((name, run))
+        else:
+            self.steps.append((name, sql_or_fn))
+
+
+def _split_sql(script: str) -> list[str]:
+    # sqlite3.complete_statement tells where a statement ends even with triggers (BEGIN...END).
+    statements: list[str] = []
+    buf = ""
+    for line in script.splitlines(keepends=True):
+        buf += line
+        if sqlite3.complete_statement(buf):
+            if buf.strip():
+                statements.append(buf.strip())
+            buf = ""
+    if buf.strip():
+        statements.append(buf.strip())
+    return statements
+
+
+def connect(path: Path | str) -> sqlite3.Connection:
+    """Open a connection with kenning's pragmas. This is the only place they are set."""
+    if str(path) != ":memory:":
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    # isolation_level=None: we issue BEGIN/COMMIT ourselves, so a transaction is exactly
+    # what `Database.transaction` says it is.
+    conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, timeout=10.0)
+    conn.row_factory = sqlite3.Row
+    # WAL lets hooks and the MCP server read while a sync writes.
+    conn.execute("PRAGMA journal_mode=WAL")
+    # Several kenning processes (hooks, MCP, sync) share one file; wait rather than fail.
+    conn.execute("PRAGMA busy_timeout=10000")
+    # Relations (events, uses, reviews) must not point at memories that are not there.
+    conn.execute("PRAGMA foreign_keys=ON")
+    # WAL with NORMAL is durable across application crashes (not power loss) and much faster.
+    conn.execute("PRAGMA synchronous=NORMAL")
+    return conn
+
+
+class Database:
+    """A connection plus the transaction discipline every backend module uses."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path | None = None) -> None:
+        self.conn = conn
+        self.path = path
+        self._lock = threading.RLock()
+        self._depth = 0
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """BEGIN IMMEDIATE ... COMMIT; nested calls join the outer transaction."""
+        with self._lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield self.conn
+                finally:
+                    self._depth -= 1
+                return
+            self.conn.execute("BEGIN IMMEDIATE")
+            self._depth = 1
+            try:
+                yield self.conn
+            except BaseException:
+                self._depth = 0
+                self.conn.execute("ROLLBACK")
+                raise
+            self._depth = 0
+            self.conn.execute("COMMIT")
+
+    def execute(self, sql: str, params: Sequence[object] | dict[str, object] = ()) -> sqlite3.Cursor:
+        with self._lock:
+            return self.conn.execute(sql, params)
+
+    def query(self, sql: str, params: Sequence[object] | dict[str, object] = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            return self.conn.execute(sql, params).fetchall()
+
+    def one(self, sql: str, params: Sequence[object] | dict[str, object] = ()) -> sqlite3.Row | None:
+        with self._lock:
+            row: sqlite3.Row | None = self.conn.execute(sql, params).fetchone()
+            return row
+
+    def close(self) -> None:
+        with self._lock:
+            self.conn.close()
+
+
+def _ensure_ledger(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS _migrations ("
+        " migration_set TEXT NOT NULL, name TEXT NOT NULL, applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),"
+        " PRIMARY KEY (migration_set, name))"
+    )
+
+
+def applied(conn: sqlite3.Connection, set_name: str) -> list[str]:
+    _ensure_ledger(conn)
+    rows = conn.execute(
+        "SELECT name FROM _migrations WHERE migration_set = ? ORDER BY rowid", (set_name,)
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
+def migrate(
+    conn: sqlite3.Connection, sets: Sequence[MigrationSet], *, stop_before: dict[str, str] | None = None
+) -> list[str]:
+    """Apply every pending migration of ``sets`` in order; return ``set/name`` of each applied.
+
+    ``stop_before`` (tests only) leaves a set at an earlier schema.
+    """
+    _ensure_ledger(conn)
+    done: list[str] = []
+    for mset in sets:
+        already = set(applied(conn, mset.name))
+        for name, step in mset.steps:
+            if stop_before and stop_before.get(mset.name) == name:
+                break
+            if name in already:
+                continue
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                step(conn)
+                conn.execute("INSERT INTO _migrations (migration_set, name) VALUES (?, ?)", (mset.name, name))
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+            done.append(f"{mset.name}/{name}")
+    return done

@@ -1,0 +1,465 @@
+"""SQLite implementation of :class:`kenning.store.protocol.MemoryStore`."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from datetime import datetime
+
+from kenning.clock import from_iso, to_iso
+from kenning.model import (
+    Citation,
+    DecisionDoc,
+    Kind,
+    Memory,
+    MemoryEvent,
+    Origin,
+    ReviewItem,
+    Status,
+    Trigger,
+)
+from kenning.store.protocol import Hit, MemoryFilter, ScopeRow, UseRow
+from kenning.store.sqlite.db import Database
+from kenning.text import index_text
+
+_COLUMNS = [
+    "ref",
+    "workspace",
+    "scope",
+    "text",
+    "kind",
+    "reason",
+    "rejected",
+    "trigger",
+    "confidence",
+    "status",
+    "status_at",
+    "status_note",
+    "subject",
+    "origin",
+    "origin_tool",
+    "session",
+    "branch",
+    "pinned",
+    "index_pinned",
+    "hidden",
+    "held",
+    "protected",
+    "source_ref",
+    "source_hash",
+    "citation",
+    "tags",
+    "created_at",
+    "confirmed_at",
+    "last_used_at",
+    "uses",
+    "confirmations",
+    "recalled",
+]
+
+# Column weights of bm25(): the sentence counts most.
+BM25_WEIGHTS = (4.0, 1.0, 2.0, 1.0)
+
+
+def _opt_time(value: str | None) -> datetime | None:
+    return from_iso(value) if value else None
+
+
+def _row_to_memory(row: sqlite3.Row) -> Memory:
+    return Memory(
+        ref=row["ref"],
+        workspace=row["workspace"],
+        scope=row["scope"],
+        text=row["text"],
+        kind=Kind(row["kind"]),
+        reason=row["reason"],
+        rejected=row["rejected"],
+        trigger=Trigger.from_text(row["trigger"]) if row["trigger"] else None,
+        confidence=row["confidence"],
+        status=Status(row["status"]),
+        status_at=_opt_time(row["status_at"]),
+        status_note=row["status_note"],
+        subject=row["subject"],
+        origin=Origin(row["origin"]),
+        origin_tool=row["origin_tool"],
+        session=row["session"],
+        branch=row["branch"],
+        pinned=bool(row["pinned"]),
+        index_pinned=bool(row["index_pinned"]),
+        hidden=bool(row["hidden"]),
+        held=bool(row["held"]),
+        protected=bool(row["protected"]),
+        source_ref=row["source_ref"],
+        source_hash=row["source_hash"],
+        citation=Citation(row["citation"]),
+        tags=tuple(t for t in row["tags"].split(" ") if t),
+        created_at=from_iso(row["created_at"]),
+        confirmed_at=from_iso(row["confirmed_at"]),
+        last_used_at=_opt_time(row["last_used_at"]),
+        uses=row["uses"],
+        confirmations=row["confirmations"],
+        recalled=row["recalled"],
+    )
+
+
+def _memory_values(m: Memory) -> list[object]:
+    return [
+        m.ref, m.workspace, m.scope, m.text, m.kind.value, m.reason, m.rejected,
+        m.trigger.to_text() if m.trigger else None, m.confidence, m.status.value,
+        to_iso(m.status_at) if m.status_at else None, m.status_note, m.subject, m.origin.value,
+        m.origin_tool, m.session, m.branch, int(m.pinned), int(m.index_pinned), int(m.hidden),
+        int(m.held), int(m.protected), m.source_ref, m.source_hash, m.citation.value,
+        " ".join(m.tags), to_iso(m.created_at), to_iso(m.confirmed_at),
+        to_iso(m.last_used_at) if m.last_used_at else None, m.uses, m.confirmations, m.recalled,
+    ]  # fmt: skip
+
+
+def _term_values(m: Memory) -> list[str]:
+    return [index_text(m.text), index_text(m.reason), index_text(" ".join(m.tags)), index_text(m.source_ref)]
+
+
+def _in(values: Sequence[object]) -> str:
+    return ",".join("?" for _ in values) or "NULL"
+
+
+def _row_to_doc(row: sqlite3.Row) -> DecisionDoc:
+    return DecisionDoc(
+        id=row["id"], workspace=row["workspace"], scope=row["scope"], title=row["title"],
+        decision=row["decision"], reason=row["reason"], rejected=row["rejected"],
+        confidence=row["confidence"], source_ref=row["source_ref"],
+        outcome=tuple(json.loads(row["outcome"])), memory_ref=row["memory_ref"], author=row["author"],
+        created_at=from_iso(row["created_at"]), updated_at=from_iso(row["updated_at"]), area=row["area"],
+    )  # fmt: skip
+
+
+def _row_to_review(row: sqlite3.Row) -> ReviewItem:
+    return ReviewItem(
+        id=row["id"], workspace=row["workspace"], scope=row["scope"], kind=row["kind"],
+        payload=json.loads(row["payload"]), proposed_by=row["proposed_by"],
+        created_at=from_iso(row["created_at"]), resolved_at=_opt_time(row["resolved_at"]),
+        resolution=row["resolution"], batch=row["batch"],
+        refs=tuple(r for r in row["refs"].split(" ") if r),
+    )  # fmt: skip
+
+
+class SqliteMemoryStore:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def transaction(self) -> AbstractContextManager[object]:
+        return self.db.transaction()
+
+    # -- scopes -------------------------------------------------------------------------
+    def upsert_scope(self, scope: ScopeRow) -> None:
+        self.db.execute(
+            "INSERT INTO scopes (workspace, key, kind, name, root, parent, created_at, removed_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (workspace, key) DO UPDATE SET kind = excluded.kind, name = excluded.name,"
+            " root = CASE WHEN excluded.root != '' THEN excluded.root ELSE scopes.root END,"
+            " parent = CASE WHEN excluded.parent != '' THEN excluded.parent ELSE scopes.parent END,"
+            " removed_at = excluded.removed_at",
+            (scope.workspace, scope.key, scope.kind, scope.name, scope.root, scope.parent,
+             to_iso(scope.created_at), to_iso(scope.removed_at) if scope.removed_at else None),
+        )  # fmt: skip
+
+    def _scope(self, row: sqlite3.Row) -> ScopeRow:
+        return ScopeRow(
+            workspace=row["workspace"], key=row["key"], kind=row["kind"], name=row["name"], root=row["root"],
+            parent=row["parent"], created_at=from_iso(row["created_at"]), removed_at=_opt_time(row["removed_at"]),
+        )  # fmt: skip
+
+    def get_scope(self, workspace: str, key: str) -> ScopeRow | None:
+        row = self.db.one("SELECT * FROM scopes WHERE workspace = ? AND key = ?", (workspace, key))
+        return self._scope(row) if row else None
+
+    def list_scopes(self, workspace: str) -> list[ScopeRow]:
+        return [
+            self._scope(r)
+            for r in self.db.query("SELECT * FROM scopes WHERE workspace = ? ORDER BY key", (workspace,))
+        ]
+
+    # -- memories -----------------------------------------------------------------------
+    def insert(self, memory: Memory) -> None:
+        with self.db.transaction() as conn:
+            cur = conn.execute(
+                f"INSERT INTO memories ({', '.join(_COLUMNS)}) VALUES ({_in(_COLUMNS)})",
+                _memory_values(memory),
+            )
+            conn.execute(
+                "INSERT INTO memory_terms (id, text, reason, tags, citation) VALUES (?, ?, ?, ?, ?)",
+                [cur.lastrowid, *_term_values(memory)],
+            )
+
+    def update(self, memory: Memory) -> None:
+        with self.db.transaction() as conn:
+            row = conn.execute(
+                "SELECT id, text, reason, tags, source_ref FROM memories WHERE ref = ?", (memory.ref,)
+            ).fetchone()
+            if row is None:
+                raise KeyError(memory.ref)
+            sets = ", ".join(f"{c} = ?" for c in _COLUMNS[1:])
+            conn.execute(
+                f"UPDATE memories SET {sets} WHERE ref = ?", [*_memory_values(memory)[1:], memory.ref]
+            )
+            if (row["text"], row["reason"], row["tags"], row["source_ref"]) != (
+                memory.text, memory.reason, " ".join(memory.tags), memory.source_ref,
+            ):  # fmt: skip
+                conn.execute(
+                    "UPDATE memory_terms SET text = ?, reason = ?, tags = ?, citation = ? WHERE id = ?",
+                    [*_term_values(memory), row["id"]],
+                )
+
+    def get(self, ref: str) -> Memory | None:
+        row = self.db.one("SELECT * FROM memories WHERE ref = ?", (ref,))
+        return _row_to_memory(row) if row else None
+
+    def get_many(self, refs: Sequence[str]) -> list[Memory]:
+        if not refs:
+            return []
+        rows = self.db.query(f"SELECT * FROM memories WHERE ref IN ({_in(refs)})", list(refs))
+        by_ref = {r["ref"]: _row_to_memory(r) for r in rows}
+        return [by_ref[r] for r in refs if r in by_ref]
+
+    def by_subject(self, workspace: str, scopes: Sequence[str], subject: str) -> list[Memory]:
+        rows = self.db.query(
+            f"SELECT * FROM memories WHERE workspace = ? AND scope IN ({_in(scopes)}) AND subject = ?"
+            " AND status = 'active' ORDER BY created_at",
+            [workspace, *scopes, subject],
+        )
+        return [_row_to_memory(r) for r in rows]
+
+    def subjects(self, workspace: str, scopes: Sequence[str], kind: Kind) -> list[str]:
+        rows = self.db.query(
+            f"SELECT DISTINCT subject FROM memories WHERE workspace = ? AND scope IN ({_in(scopes)})"
+            " AND kind = ? AND subject != '' AND status = 'active'",
+            [workspace, *scopes, kind.value],
+        )
+        return [r[0] for r in rows]
+
+    def _where(self, flt: MemoryFilter, alias: str = "") -> tuple[str, list[object]]:
+        p = f"{alias}." if alias else ""
+        clauses = [f"{p}workspace = ?", f"{p}scope IN ({_in(flt.scopes)})"]
+        params: list[object] = [flt.workspace, *flt.scopes]
+        if flt.statuses:
+            clauses.append(f"{p}status IN ({_in(flt.statuses)})")
+            params.extend(s.value for s in flt.statuses)
+        if flt.kinds:
+            clauses.append(f"{p}kind IN ({_in(flt.kinds)})")
+            params.extend(k.value for k in flt.kinds)
+        if flt.session is not None:
+            clauses.append(f"{p}session = ?")
+            params.append(flt.session)
+        if flt.with_trigger is True:
+            clauses.append(f"{p}trigger IS NOT NULL")
+        elif flt.with_trigger is False:
+            clauses.append(f"{p}trigger IS NULL")
+        if flt.source_ref_like is not None:
+            clauses.append(f"{p}source_ref LIKE ?")
+            params.append(flt.source_ref_like)
+        return " AND ".join(clauses), params
+
+    def find(
+        self, flt: MemoryFilter, *, offset: int = 0, limit: int | None = None, newest_first: bool = False
+    ) -> list[Memory]:
+        where, params = self._where(flt)
+        order = "DESC" if newest_first else "ASC"
+        rows = self.db.query(
+            f"SELECT * FROM memories WHERE {where} ORDER BY created_at {order}, id {order} LIMIT ? OFFSET ?",
+            [*params, -1 if limit is None else limit, offset],
+        )
+        return [_row_to_memory(r) for r in rows]
+
+    def count(self, flt: MemoryFilter) -> int:
+        where, params = self._where(flt)
+        row = self.db.one(f"SELECT count(*) FROM memories WHERE {where}", params)
+        return int(row[0]) if row else 0
+
+    def iter_all(self, workspace: str) -> Iterator[Memory]:
+        for row in self.db.query("SELECT * FROM memories WHERE workspace = ? ORDER BY id", (workspace,)):
+            yield _row_to_memory(row)
+
+    def search(self, flt: MemoryFilter, terms: Sequence[str], *, limit: int) -> list[Hit]:
+        unique = sorted({t for t in terms if t})
+        if not unique:
+            return []
+        match = " OR ".join(f'"{t}"' for t in unique)
+        where, params = self._where(flt, "m")
+        weights = ", ".join(str(w) for w in BM25_WEIGHTS)
+        # Rank inside FTS first (fast, in C), then filter by scope and status. When the
+        # filter throws away too much of the first window, look at every match.
+        window = max(limit * 4, 200)
+        for bound in (window, -1):
+            rows = self.db.query(
+                f"WITH hits AS (SELECT rowid AS id, bm25(memories_fts, {weights}) AS score FROM memories_fts"
+                f" WHERE memories_fts MATCH ? ORDER BY score LIMIT ?)"
+                f" SELECT m.*, hits.score AS score, t.text AS t_text, t.reason AS t_reason, t.tags AS t_tags,"
+                f" t.citation AS t_citation FROM hits JOIN memories m ON m.id = hits.id"
+                f" JOIN memory_terms t ON t.id = m.id WHERE {where} ORDER BY hits.score LIMIT ?",
+                [match, bound, *params, limit],
+            )
+            if bound == -1 or len(rows) >= limit:
+                break
+            total = self.db.one("SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?", (match,))
+            if total is None or total[0] <= window:
+                break
+        hits = []
+        for r in rows:
+            held = set(f"{r['t_text']} {r['t_reason']} {r['t_tags']} {r['t_citation']}".split())
+            hits.append(Hit(_row_to_memory(r), -float(r["score"]), frozenset(held & set(unique))))
+        return hits
+
+    def doc_freq(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
+        unique = sorted(set(terms))
+        total_row = self.db.one("SELECT count(*) FROM memory_terms")
+        total = int(total_row[0]) if total_row else 0
+        if not unique:
+            return total, {}
+        rows = self.db.query(f"SELECT term, doc FROM memories_vocab WHERE term IN ({_in(unique)})", unique)
+        return total, {r["term"]: int(r["doc"]) for r in rows}
+
+    def mark_recalled(self, refs: Sequence[str]) -> None:
+        if refs:
+            self.db.execute(
+                f"UPDATE memories SET recalled = recalled + 1 WHERE ref IN ({_in(refs)})", list(refs)
+            )
+
+    # -- history and use ----------------------------------------------------------------
+    def add_event(self, event: MemoryEvent) -> None:
+        self.db.execute(
+            "INSERT INTO memory_events (ref, at, event, detail, other_ref) VALUES (?, ?, ?, ?, ?)",
+            (event.ref, to_iso(event.at), event.event, event.detail, event.other_ref),
+        )
+
+    def events(self, ref: str) -> list[MemoryEvent]:
+        rows = self.db.query("SELECT * FROM memory_events WHERE ref = ? ORDER BY at, id", (ref,))
+        return [
+            MemoryEvent(r["ref"], from_iso(r["at"]), r["event"], r["detail"], r["other_ref"]) for r in rows
+        ]
+
+    def add_use(self, use: UseRow) -> None:
+        self.db.execute(
+            "INSERT INTO memory_uses (ref, session, tool, branch, at) VALUES (?, ?, ?, ?, ?)",
+            (use.ref, use.session, use.tool, use.branch, to_iso(use.at)),
+        )
+
+    def _uses(self, rows: list[sqlite3.Row]) -> list[UseRow]:
+        return [UseRow(r["ref"], r["session"], r["tool"], r["branch"], from_iso(r["at"])) for r in rows]
+
+    def uses(self, ref: str) -> list[UseRow]:
+        return self._uses(self.db.query("SELECT * FROM memory_uses WHERE ref = ? ORDER BY at", (ref,)))
+
+    def uses_in_session(self, session: str) -> list[UseRow]:
+        return self._uses(
+            self.db.query("SELECT * FROM memory_uses WHERE session = ? ORDER BY at", (session,))
+        )
+
+    # -- decision docs ------------------------------------------------------------------
+    def save_decision_doc(self, doc: DecisionDoc) -> DecisionDoc:
+        values = (
+            doc.workspace, doc.scope, doc.title, doc.decision, doc.reason, doc.rejected, doc.confidence,
+            doc.source_ref, json.dumps(list(doc.outcome)), doc.memory_ref, doc.author, doc.area,
+            to_iso(doc.created_at), to_iso(doc.updated_at),
+        )  # fmt: skip
+        if doc.id:
+            self.db.execute(
+                "UPDATE decision_docs SET workspace=?, scope=?, title=?, decision=?, reason=?, rejected=?,"
+                " confidence=?, source_ref=?, outcome=?, memory_ref=?, author=?, area=?, created_at=?,"
+                " updated_at=? WHERE id = ?",
+                (*values, doc.id),
+            )
+            return doc
+        cur = self.db.execute(
+            "INSERT INTO decision_docs (workspace, scope, title, decision, reason, rejected, confidence,"
+            " source_ref, outcome, memory_ref, author, area, created_at, updated_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            values,
+        )
+        saved = self.decision_doc_by_id(int(cur.lastrowid or 0))
+        assert saved is not None
+        return saved
+
+    def decision_doc(self, workspace: str, scope: str, title: str, author: str) -> DecisionDoc | None:
+        row = self.db.one(
+            "SELECT * FROM decision_docs WHERE workspace = ? AND scope = ? AND title = ? AND author = ?",
+            (workspace, scope, title, author),
+        )
+        return _row_to_doc(row) if row else None
+
+    def decision_doc_by_id(self, doc_id: int) -> DecisionDoc | None:
+        row = self.db.one("SELECT * FROM decision_docs WHERE id = ?", (doc_id,))
+        return _row_to_doc(row) if row else None
+
+    def decision_doc_for(self, ref: str) -> DecisionDoc | None:
+        row = self.db.one("SELECT * FROM decision_docs WHERE memory_ref = ? ORDER BY id DESC", (ref,))
+        return _row_to_doc(row) if row else None
+
+    def decision_docs(self, workspace: str, scopes: Sequence[str]) -> list[DecisionDoc]:
+        rows = self.db.query(
+            f"SELECT * FROM decision_docs WHERE workspace = ? AND scope IN ({_in(scopes)}) ORDER BY updated_at DESC",
+            [workspace, *scopes],
+        )
+        return [_row_to_doc(r) for r in rows]
+
+    # -- needs review -------------------------------------------------------------------
+    def add_review(self, item: ReviewItem) -> ReviewItem:
+        cur = self.db.execute(
+            "INSERT INTO reviews (workspace, scope, kind, payload, refs, proposed_by, created_at, resolved_at,"
+            " resolution, batch) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (item.workspace, item.scope, item.kind, json.dumps(item.payload), " ".join(item.refs),
+             item.proposed_by, to_iso(item.created_at), to_iso(item.resolved_at) if item.resolved_at else None,
+             item.resolution, item.batch),
+        )  # fmt: skip
+        saved = self.review(int(cur.lastrowid or 0))
+        assert saved is not None
+        return saved
+
+    def review(self, review_id: int) -> ReviewItem | None:
+        row = self.db.one("SELECT * FROM reviews WHERE id = ?", (review_id,))
+        return _row_to_review(row) if row else None
+
+    def reviews(self, workspace: str, scopes: Sequence[str], *, open_only: bool = True) -> list[ReviewItem]:
+        extra = " AND resolved_at IS NULL" if open_only else ""
+        rows = self.db.query(
+            f"SELECT * FROM reviews WHERE workspace = ? AND scope IN ({_in(scopes)}){extra} ORDER BY id",
+            [workspace, *scopes],
+        )
+        return [_row_to_review(r) for r in rows]
+
+    def update_review(self, item: ReviewItem) -> None:
+        self.db.execute(
+            "UPDATE reviews SET payload = ?, resolved_at = ?, resolution = ?, batch = ? WHERE id = ?",
+            (json.dumps(item.payload), to_iso(item.resolved_at) if item.resolved_at else None, item.resolution,
+             item.batch, item.id),
+        )  # fmt: skip
+
+    # -- policies and meta --------------------------------------------------------------
+    def set_policy(self, workspace: str, scope: str, setting: str, value: str, at: datetime) -> None:
+        self.db.execute(
+            "INSERT INTO policies (workspace, scope, setting, value, set_at) VALUES (?, ?, ?, ?, ?)"
+            " ON CONFLICT (workspace, scope, setting) DO UPDATE SET value = excluded.value, set_at = excluded.set_at",
+            (workspace, scope, setting, value, to_iso(at)),
+        )
+
+    def clear_policy(self, workspace: str, scope: str, setting: str) -> None:
+        self.db.execute(
+            "DELETE FROM policies WHERE workspace = ? AND scope = ? AND setting = ?",
+            (workspace, scope, setting),
+        )
+
+    def policies(self, workspace: str, scope: str) -> dict[str, str]:
+        rows = self.db.query(
+            "SELECT setting, value FROM policies WHERE workspace = ? AND scope = ?", (workspace, scope)
+        )
+        return {r["setting"]: r["value"] for r in rows}
+
+    def get_meta(self, key: str) -> str | None:
+        row = self.db.one("SELECT value FROM meta WHERE key = ?", (key,))
+        return str(row[0]) if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.db.execute(
+            "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )

@@ -1,0 +1,164 @@
+"""Schema of the memory store (memories, their index, events, uses, decisions, reviews, policies)."""
+
+from __future__ import annotations
+
+from kenning.store.sqlite.db import MigrationSet
+
+MIGRATIONS = MigrationSet("memory")
+
+MIGRATIONS.add(
+    "m001_memories",
+    """
+    CREATE TABLE scopes (
+        workspace TEXT NOT NULL,
+        key TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('project', 'group', 'personal', 'global')),
+        name TEXT NOT NULL DEFAULT '',
+        root TEXT NOT NULL DEFAULT '',
+        parent TEXT NOT NULL DEFAULT '',
+        created_at TEXT NOT NULL,
+        removed_at TEXT,
+        PRIMARY KEY (workspace, key)
+    );
+
+    -- An explicit integer key: external-content FTS is keyed by rowid, and implicit rowids
+    -- are not stable across VACUUM.
+    CREATE TABLE memories (
+        id INTEGER PRIMARY KEY,
+        ref TEXT NOT NULL UNIQUE,
+        workspace TEXT NOT NULL,
+        scope TEXT NOT NULL,
+        text TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('decision', 'preference', 'state', 'fact', 'lesson')),
+        reason TEXT NOT NULL DEFAULT '',
+        rejected TEXT NOT NULL DEFAULT '',
+        trigger TEXT,
+        confidence REAL NOT NULL,
+        status TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'superseded', 'retired')),
+        status_at TEXT,
+        status_note TEXT NOT NULL DEFAULT '',
+        subject TEXT NOT NULL DEFAULT '',
+        origin TEXT NOT NULL,
+        origin_tool TEXT NOT NULL DEFAULT '',
+        session TEXT NOT NULL DEFAULT '',
+        branch TEXT NOT NULL DEFAULT '',
+        pinned INTEGER NOT NULL DEFAULT 0,
+        index_pinned INTEGER NOT NULL DEFAULT 0,
+        hidden INTEGER NOT NULL DEFAULT 0,
+        held INTEGER NOT NULL DEFAULT 0,
+        protected INTEGER NOT NULL DEFAULT 0,
+        source_ref TEXT NOT NULL DEFAULT '',
+        source_hash TEXT NOT NULL DEFAULT '',
+        citation TEXT NOT NULL DEFAULT 'unchecked',
+        tags TEXT NOT NULL DEFAULT '',
+        created_at TEXT NOT NULL,
+        confirmed_at TEXT NOT NULL,
+        last_used_at TEXT,
+        uses INTEGER NOT NULL DEFAULT 0,
+        confirmations INTEGER NOT NULL DEFAULT 0,
+        recalled INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX memories_scope ON memories (workspace, scope, status);
+    CREATE INDEX memories_subject ON memories (workspace, scope, subject) WHERE subject != '';
+    CREATE INDEX memories_session ON memories (session) WHERE session != '';
+    CREATE INDEX memories_trigger ON memories (workspace, scope) WHERE trigger IS NOT NULL;
+
+    -- Stemmed terms (kenning.text.index_text) of each field: the FTS index reads these, so
+    -- every backend indexes exactly the tokens Python produced.
+    CREATE TABLE memory_terms (
+        id INTEGER PRIMARY KEY REFERENCES memories (id) ON DELETE CASCADE,
+        text TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        tags TEXT NOT NULL,
+        citation TEXT NOT NULL
+    );
+    CREATE VIRTUAL TABLE memories_fts USING fts5 (
+        text, reason, tags, citation,
+        content = 'memory_terms', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 0'
+    );
+    CREATE TRIGGER memory_terms_ai AFTER INSERT ON memory_terms BEGIN
+        INSERT INTO memories_fts (rowid, text, reason, tags, citation)
+        VALUES (new.id, new.text, new.reason, new.tags, new.citation);
+    END;
+    CREATE TRIGGER memory_terms_ad AFTER DELETE ON memory_terms BEGIN
+        INSERT INTO memories_fts (memories_fts, rowid, text, reason, tags, citation)
+        VALUES ('delete', old.id, old.text, old.reason, old.tags, old.citation);
+    END;
+    CREATE TRIGGER memory_terms_au AFTER UPDATE ON memory_terms BEGIN
+        INSERT INTO memories_fts (memories_fts, rowid, text, reason, tags, citation)
+        VALUES ('delete', old.id, old.text, old.reason, old.tags, old.citation);
+        INSERT INTO memories_fts (rowid, text, reason, tags, citation)
+        VALUES (new.id, new.text, new.reason, new.tags, new.citation);
+    END;
+    CREATE VIRTUAL TABLE memories_vocab USING fts5vocab (memories_fts, 'row');
+
+    CREATE TABLE memory_events (
+        id INTEGER PRIMARY KEY,
+        ref TEXT NOT NULL REFERENCES memories (ref) ON DELETE CASCADE,
+        at TEXT NOT NULL,
+        event TEXT NOT NULL,
+        detail TEXT NOT NULL DEFAULT '',
+        other_ref TEXT NOT NULL DEFAULT ''
+    );
+    CREATE INDEX memory_events_ref ON memory_events (ref, at);
+
+    CREATE TABLE memory_uses (
+        id INTEGER PRIMARY KEY,
+        ref TEXT NOT NULL REFERENCES memories (ref) ON DELETE CASCADE,
+        session TEXT NOT NULL DEFAULT '',
+        tool TEXT NOT NULL DEFAULT '',
+        branch TEXT NOT NULL DEFAULT '',
+        at TEXT NOT NULL
+    );
+    CREATE INDEX memory_uses_ref ON memory_uses (ref);
+    CREATE INDEX memory_uses_session ON memory_uses (session);
+
+    CREATE TABLE decision_docs (
+        id INTEGER PRIMARY KEY,
+        workspace TEXT NOT NULL,
+        scope TEXT NOT NULL,
+        title TEXT NOT NULL,
+        decision TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        rejected TEXT NOT NULL DEFAULT '',
+        confidence REAL NOT NULL,
+        source_ref TEXT NOT NULL DEFAULT '',
+        outcome TEXT NOT NULL DEFAULT '[]',
+        memory_ref TEXT NOT NULL DEFAULT '',
+        author TEXT NOT NULL DEFAULT '',
+        area TEXT NOT NULL DEFAULT '',
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        UNIQUE (workspace, scope, title, author)
+    );
+
+    CREATE TABLE reviews (
+        id INTEGER PRIMARY KEY,
+        workspace TEXT NOT NULL,
+        scope TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('contradiction', 'merge', 'retire', 'lesson')),
+        payload TEXT NOT NULL,
+        refs TEXT NOT NULL DEFAULT '',
+        proposed_by TEXT NOT NULL DEFAULT '',
+        created_at TEXT NOT NULL,
+        resolved_at TEXT,
+        resolution TEXT NOT NULL DEFAULT '',
+        batch TEXT NOT NULL DEFAULT ''
+    );
+    CREATE INDEX reviews_open ON reviews (workspace, scope) WHERE resolved_at IS NULL;
+
+    CREATE TABLE policies (
+        workspace TEXT NOT NULL,
+        scope TEXT NOT NULL,  -- '' is the workspace itself
+        setting TEXT NOT NULL,
+        value TEXT NOT NULL,
+        set_at TEXT NOT NULL,
+        PRIMARY KEY (workspace, scope, setting)
+    );
+
+    CREATE TABLE meta (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    );
+    """,
+)

@@ -1,0 +1,199 @@
+"""Tokenising and stemming, shared by every backend and by capture.
+
+Backends never stem on their own: kenning stems in Python and hands the store stemmed
+terms, so SQLite and PostgreSQL index (and rank) exactly the same tokens.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+import Stemmer
+
+_WORD_RE = re.compile(r"[^\W_]+", re.UNICODE)
+_STEMMER = Stemmer.Stemmer("english")
+
+STOP_WORDS = frozenset(
+    [
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "all",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "down",
+        "during",
+        "each",
+        "few",
+        "for",
+        "from",
+        "further",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "herself",
+        "him",
+        "himself",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "itself",
+        "just",
+        "me",
+        "more",
+        "most",
+        "my",
+        "myself",
+        "no",
+        "nor",
+        "not",
+        "now",
+        "of",
+        "off",
+        "on",
+        "once",
+        "only",
+        "or",
+        "other",
+        "our",
+        "ours",
+        "ourselves",
+        "out",
+        "over",
+        "own",
+        "same",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "themselves",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "very",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "yours",
+        "yourself",
+        "yourselves",
+        "s",
+        "t",
+        "don",
+        "shall",
+        "may",
+        "might",
+        "must",
+        "also",
+        "us",
+        "let",
+        "lets",
+        "get",
+        "got",
+        "via",
+        "per",
+    ]
+)
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    return str(_STEMMER.stemWord(word))
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased word tokens, accents folded; underscores and punctuation split words."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return _WORD_RE.findall(folded)
+
+
+def terms(text: str, *, keep_stop_words: bool = False) -> list[str]:
+    """Stemmed index terms of ``text`` in order (duplicates kept, stop words dropped)."""
+    out: list[str] = []
+    for word in words(text):
+        if not keep_stop_words and word in STOP_WORDS:
+            continue
+        if len(word) > 64:
+            continue
+        out.append(stem(word))
+    return out
+
+
+def term_set(text: str) -> frozenset[str]:
+    return frozenset(terms(text))
+
+
+def index_text(text: str) -> str:
+    """The form a backend stores in its full-text index: stemmed terms joined by spaces."""
+    return " ".join(terms(text))
+
+
+def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    if not a or not b:
+        return 0.0
+    return len(a & b) / len(a | b)
