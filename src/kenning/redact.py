@@ -342,9 +342,14 @@ def find_secrets(text: str) -> list[tuple[int, int, str]]:
 
 def redact(text: str) -> str:
     """``text`` with every secret replaced by ``[secret]``; everything else unchanged."""
+    return redact_count(text)[0]
+
+
+def redact_count(text: str) -> tuple[str, int]:
+    """``redact`` that also says how many secrets it replaced."""
     spans = find_secrets(text)
     if not spans:
-        return text
+        return text, 0
     out: list[str] = []
     pos = 0
     for start, end, _label in spans:
@@ -352,4 +357,4 @@ def redact(text: str) -> str:
         out.append(MASK)
         pos = end
     out.append(text[pos:])
-    return "".join(out)
+    return "".join(out), len(spans)

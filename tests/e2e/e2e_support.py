@@ -317,7 +317,7 @@ def codex_trust_toml(hooks_file: Path, hooks: Json) -> str:
 
 
 @dataclass
-class CodexRun:
+class JsonlRun:
     returncode: int
     stdout: str
     stderr: str
@@ -359,12 +359,67 @@ class Codex:
         path.write_text(head + text + extra)
 
     def run(self, prompt: str, *, extra_args: tuple[str, ...] = (), env: dict[str, str] | None = None,
-            timeout: float = 120) -> CodexRun:
+            timeout: float = 120) -> JsonlRun:
         args = [str(self.cli), "exec", "--json", "--skip-git-repo-check", *extra_args, prompt]
         full_env = self.ws.env(OPENAI_API_KEY="sk-test-offline", **(env or {}))
         proc = subprocess.run(args, cwd=self.ws.repo, env=full_env, capture_output=True, text=True,
                               timeout=timeout, stdin=subprocess.DEVNULL)
-        return CodexRun(proc.returncode, proc.stdout, proc.stderr, parse_stream(proc.stdout))
+        return JsonlRun(proc.returncode, proc.stdout, proc.stderr, parse_stream(proc.stdout))
 
     def rollouts(self) -> list[Path]:
         return sorted((self.codex_home / "sessions").rglob("rollout-*.jsonl"))
+
+
+# ---------------------------------------------------------------- Gemini CLI
+
+GEMINI_MODEL = "gemini-2.5-pro"  # a fixed model: "auto" would first ask a classifier model to route
+
+
+@dataclass
+class Gemini:
+    """Runs the real ``gemini -p`` in a workspace against a scripted Gemini API."""
+
+    cli: Path
+    ws: Workspace
+
+    @property
+    def settings_path(self) -> Path:
+        return self.ws.home / ".gemini" / "settings.json"
+
+    def write_settings(self, settings: Json) -> None:
+        """Merge ``settings`` over the offline base (API-key auth, no stats, no updates)."""
+        base: Json = {"security": {"auth": {"selectedType": "gemini-api-key"}},
+                      "privacy": {"usageStatisticsEnabled": False},
+                      "general": {"disableAutoUpdate": True, "disableUpdateNag": True}}
+        if self.settings_path.exists():
+            base.update(json.loads(self.settings_path.read_text()))
+        base.update(settings)
+        self.settings_path.parent.mkdir(parents=True, exist_ok=True)
+        self.settings_path.write_text(json.dumps(base, indent=2))
+
+    def run(self, prompt: str, base_url: str, *, env: dict[str, str] | None = None,
+            timeout: float = 120) -> JsonlRun:
+        args = [str(self.cli), "-p", prompt, "--output-format", "stream-json", "--yolo", "--skip-trust",
+                "-m", GEMINI_MODEL]
+        full_env = self.ws.env(GEMINI_API_KEY="test-key-offline", GOOGLE_GEMINI_BASE_URL=base_url,
+                               **(env or {}))
+        proc = subprocess.run(args, cwd=self.ws.repo, env=full_env, capture_output=True, text=True,
+                              timeout=timeout, stdin=subprocess.DEVNULL)
+        return JsonlRun(proc.returncode, proc.stdout, proc.stderr, parse_stream(proc.stdout))
+
+    def transcripts(self) -> list[Path]:
+        return sorted((self.ws.home / ".gemini" / "tmp").glob("*/chats/session-*.json*"))
+
+
+def gemini_request_text(body: Json) -> str:
+    """All text parts of a generateContent request (system instruction and contents)."""
+    parts: list[str] = []
+    system = body.get("systemInstruction") or {}
+    parts.extend(str(p.get("text", "")) for p in system.get("parts", []))
+    for content in body.get("contents", []):
+        for part in content.get("parts", []):
+            if "text" in part:
+                parts.append(str(part["text"]))
+            if "functionResponse" in part:
+                parts.append(json.dumps(part["functionResponse"]))
+    return "\n".join(parts)

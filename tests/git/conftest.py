@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import subprocess
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from gitrepo_helper import Repo
 
 from kenning import gitinfo
+from kenning.clock import FixedClock
+from kenning.config import Settings
+from kenning.core.service import Core
+from kenning.store.sqlite.schema import open_database
 
 
 @pytest.fixture(autouse=True)
@@ -33,3 +38,16 @@ def repo(tmp_path: Path) -> Repo:
     root.mkdir()
     subprocess.run(["git", "-c", "init.defaultBranch=main", "init", "-q", str(root)], check=True)
     return Repo(root)
+
+
+@pytest.fixture
+def clock() -> FixedClock:
+    return FixedClock(datetime(2026, 3, 2, 9, 0, tzinfo=UTC))
+
+
+@pytest.fixture
+def core(tmp_path: Path, clock: FixedClock) -> Iterator[Core]:
+    settings = Settings(home=tmp_path / "home")
+    service = Core.over(open_database(settings.db_path), settings, clock)
+    yield service
+    service.close()

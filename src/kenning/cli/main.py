@@ -15,6 +15,10 @@ from kenning.errors import KenningError
 # Each module exposes ``register(group: click.Group) -> None``.
 COMMAND_MODULES = [
     "kenning.cli.memory",
+    "kenning.cli.mcp",
+    "kenning.cli.curate",
+    "kenning.cli.run",
+    "kenning.cli.git",
 ]
 
 

@@ -38,7 +38,8 @@ from kenning.text import jaccard, term_set
 NEAR_DUPLICATE = 0.8
 # Sentences this close share a topic: a negation flipped between them reads as a contradiction.
 CONTRADICTION_OVERLAP = 0.5
-NEIGHBOUR_FLOOR = 0.25
+# Neighbours: search hits (BM25 order) sharing at least this share of the shorter sentence's terms.
+NEIGHBOUR_FLOOR = 0.2
 MAX_NEIGHBOURS = 3
 DEFAULT_CONFIDENCE = {
     Origin.PERSON: 0.9,
@@ -136,7 +137,11 @@ def _slot_from_text(store: MemoryStore, place: Place, text: str) -> str:
     return fits[0] if len(fits) == 1 else ""
 
 
-def remember(store: MemoryStore, place: Place, request: RememberRequest, now: datetime) -> RememberResult:
+def remember(
+    store: MemoryStore, place: Place, request: RememberRequest, now: datetime, *, accepted: bool = False
+) -> RememberResult:
+    """Write one memory. ``accepted`` marks a claim a person accepted from Needs review:
+    it is never filtered by policy and never held for review again."""
     text, reason, rejected, warnings = _clean(request)
     by_person = request.origin is Origin.PERSON
     trigger = request.when
@@ -164,7 +169,8 @@ def remember(store: MemoryStore, place: Place, request: RememberRequest, now: da
         subject = ""
     scope = GLOBAL_SCOPE if request.global_ else place.project
     policy = policy_mod.resolve(store, place.workspace, place.project)
-    policy_mod.check_write(policy, kind=kind, origin=request.origin, origin_tool=request.source,
+    if not accepted:
+        policy_mod.check_write(policy, kind=kind, origin=request.origin, origin_tool=request.source,
                            texts=[text, reason, rejected])  # fmt: skip
     if kind is Kind.PREFERENCE and not subject:
         subject = _slot_from_text(store, place, text)
@@ -175,7 +181,7 @@ def remember(store: MemoryStore, place: Place, request: RememberRequest, now: da
     with store.transaction():
         result = _write(store, place, request, now, text=text, reason=reason, rejected=rejected, kind=kind,
                         subject=subject, scope=scope, confidence=confidence, trigger=trigger,
-                        replaces=replaces, warnings=warnings)  # fmt: skip
+                        replaces=replaces, warnings=warnings, accepted=accepted)  # fmt: skip
         _record_uses(store, used, request, now)
     return result
 
@@ -183,7 +189,7 @@ def remember(store: MemoryStore, place: Place, request: RememberRequest, now: da
 def _write(
     store: MemoryStore, place: Place, request: RememberRequest, now: datetime, *, text: str, reason: str,
     rejected: str, kind: Kind, subject: str, scope: str, confidence: float, trigger: Trigger | None,
-    replaces: list[str], warnings: list[str],
+    replaces: list[str], warnings: list[str], accepted: bool = False,
 ) -> RememberResult:  # fmt: skip
     flt = MemoryFilter(place.workspace, [scope])
     own_terms = term_set(text)
@@ -199,8 +205,8 @@ def _write(
     for similarity, existing in close:
         if similarity >= NEAR_DUPLICATE and rules.polarity(existing.text) == rules.polarity(text):
             return RememberResult("strengthened", _strengthen(store, existing, request, now, reason),
-                                  neighbours=_neighbours(close, existing.ref), warnings=warnings)  # fmt: skip
-    for similarity, existing in close:
+                                  neighbours=_neighbours(own_terms, [h.memory for h in hits], existing.ref), warnings=warnings)  # fmt: skip
+    for similarity, existing in [] if accepted else close:
         firmer = existing.confidence > confidence or (
             existing.origin is Origin.PERSON and request.origin is not Origin.PERSON
         )
@@ -258,7 +264,7 @@ def _write(
         elif target.status is Status.ACTIVE:
             supersede(store, target, memory.ref, now)
             retired.append(ref)
-    return RememberResult("stored", memory, neighbours=_neighbours(close, memory.ref), retired=retired,
+    return RememberResult("stored", memory, neighbours=_neighbours(own_terms, [h.memory for h in hits], memory.ref), retired=retired,
                           unplaced=unplaced, superseded=superseded, warnings=warnings)  # fmt: skip
 
 
@@ -291,10 +297,14 @@ def _strengthen(
     return updated
 
 
-def _neighbours(close: list[tuple[float, Memory]], exclude: str) -> list[Memory]:
-    return [m for s, m in close if m.ref != exclude and s >= NEIGHBOUR_FLOOR and not withheld(m)][
-        :MAX_NEIGHBOURS
-    ]
+def _neighbours(own: frozenset[str], hits: list[Memory], exclude: str) -> list[Memory]:
+    out = []
+    for m in hits:
+        other = term_set(m.text)
+        overlap = len(own & other) / max(1, min(len(own), len(other)))
+        if m.ref != exclude and overlap >= NEIGHBOUR_FLOOR and not withheld(m):
+            out.append(m)
+    return out[:MAX_NEIGHBOURS]
 
 
 def _fresh_ref(store: MemoryStore) -> str:

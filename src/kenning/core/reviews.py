@@ -128,7 +128,7 @@ def _write_direct(store: MemoryStore, place: Place, scope: str, text: str, kind:
     target = replace(place, project=scope) if scope != place.project else place
     # Written as the person's: the review was their decision, so policy filters do not apply.
     # A near-duplicate would only strengthen; that is fine for an accepted claim.
-    result = remember(store, target, request, now)
+    result = remember(store, target, request, now, accepted=True)
     if result.memory is None:
         raise Refused("the accepted claim could not be written", fix="write it by hand with kenning remember")
     if origin is not Origin.PERSON and result.outcome == "stored":

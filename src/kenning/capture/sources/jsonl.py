@@ -11,8 +11,9 @@ from typing import Any
 BLOCK = 8 * 1024 * 1024
 
 
-def iter_records(path: Path, offset: int, *, limit: int = BLOCK) -> tuple[list[dict[str, Any]], int, int]:
-    """Complete JSON lines from ``offset``: (records, offset after the last complete line, bad lines).
+def iter_records(path: Path, offset: int, *, limit: int = BLOCK) -> tuple[list[tuple[int, dict[str, Any]]], int, int]:
+    """Complete JSON lines from ``offset``: ([(line offset, record)], offset after the last
+    complete line, bad lines).
 
     A last line without its newline is a line still being written: it is left for the next
     read. Lines that are not JSON objects (or not UTF-8) are skipped and counted.
@@ -20,13 +21,23 @@ def iter_records(path: Path, offset: int, *, limit: int = BLOCK) -> tuple[list[d
     with path.open("rb") as fh:
         fh.seek(offset)
         data = fh.read(limit)
+        # One line longer than the block: read on until its newline (or the end of the file).
+        while data.rfind(b"\n") < 0 and len(data) == limit:
+            more = fh.read(limit)
+            if not more:
+                break
+            data += more
+            limit *= 2
     end = data.rfind(b"\n")
     if end < 0:
         return [], offset, 0
-    records: list[dict[str, Any]] = []
+    records: list[tuple[int, dict[str, Any]]] = []
     bad = 0
     loads = json.loads
+    pos = 0
     for line in data[: end + 1].split(b"\n"):
+        line_at = offset + pos
+        pos += len(line) + 1
         if not line.strip():
             continue
         try:
@@ -35,7 +46,7 @@ def iter_records(path: Path, offset: int, *, limit: int = BLOCK) -> tuple[list[d
             bad += 1
             continue
         if isinstance(rec, dict):
-            records.append(rec)
+            records.append((line_at, rec))
         else:
             bad += 1
     return records, offset + end + 1, bad
@@ -45,7 +56,8 @@ def iter_all(path: Path) -> Iterator[dict[str, Any]]:
     offset = 0
     while True:
         records, new_offset, _bad = iter_records(path, offset)
-        yield from records
+        for _at, rec in records:
+            yield rec
         if new_offset == offset:
             return
         offset = new_offset

@@ -284,7 +284,8 @@ class SqliteMemoryStore:
         unique = sorted({t for t in terms if t})
         if not unique:
             return []
-        match = " OR ".join(f'"{t}"' for t in unique)
+        # Each term is an FTS5 string (a doubled quote escapes a quote), never query syntax.
+        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in unique)
         where, params = self._where(flt, "m")
         weights = ", ".join(str(w) for w in BM25_WEIGHTS)
         # Rank inside FTS first (fast, in C), then filter by scope and status. When the

@@ -5,6 +5,7 @@ A subsystem adds its own set here (one line); its migrations live in its own mod
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 from kenning.store.sqlite.db import Database, MigrationSet, connect, migrate
@@ -14,6 +15,8 @@ def all_sets() -> list[MigrationSet]:
     from kenning.store.sqlite import memory_schema
 
     sets = [memory_schema.MIGRATIONS]
+    sets.append(__import__("kenning.store.sqlite.hooks_schema", fromlist=["MIGRATIONS"]).MIGRATIONS)
+    sets.append(importlib.import_module("kenning.store.sqlite.capture_schema").MIGRATIONS)
     return sets
 
 

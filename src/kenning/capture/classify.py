@@ -1,0 +1,165 @@
+"""Classify a chunk as decision, preference, milestone, problem or discovery, with an
+importance 0-5, by fixed text patterns (no model).
+
+A type needs a strong marker ("we decided to", "I prefer", "root cause"); weak topic words only
+add weight to a type a strong marker set. Importance measures the strength of the evidence:
+none 0; weak markers only 1; 4 or 5 needs a strong marker (a decision needs a committed marker
+and a concrete object). Changes from chat-recall's classifier (its known faults): snake_case,
+dotted or hyphenated tokens are not a decision object by themselves, generic words ("default",
+"pattern", "configure") are not markers, and ``RULES_VERSION`` is stored on every chunk so a
+change reclassifies old chunks (capture.sync runs the sweep).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# Bump whenever a rule below changes: chunks with another version are classified again.
+RULES_VERSION = 1
+
+TYPES = ("decision", "preference", "milestone", "problem", "discovery")
+
+
+def _c(*patterns: str, flags: int = re.IGNORECASE) -> list[re.Pattern[str]]:
+    return [re.compile(p, flags) for p in patterns]
+
+
+_COMMITTED = _c(
+    r"\bwe(?:'ve| have)? (?:decided|chose|went with|picked|settled on|agreed on|agreed to)\b",
+    r"\b(?:i'm|i am|we're|we are) going (?:to use|with)\b",
+    r"\bdecided (?:to|on|against)\b",
+    r"\bwe(?:'ll| will) (?:use|go with|stick with|keep)\b",
+    r"\bchose \S+(?: \S+)? over\b",
+    r"\bthe decision (?:is|was)\b",
+    r"\bdecision:\s",
+)
+_TENTATIVE = _c(
+    r"\blet'?s (?:use|go with|try|pick|choose|switch to)\b",
+    r"\bwe should\b",
+    r"\bswitch(?:ed|ing)? (?:to|from)\b",
+)
+_STRONG: dict[str, list[re.Pattern[str]]] = {
+    "decision": _COMMITTED + _TENTATIVE,
+    "preference": _c(
+        r"\bi (?:really |strongly )?prefer\b", r"\balways use\b", r"\bnever use\b",
+        r"\bdon'?t ever (?:use|do|mock|stub|import)\b", r"\bplease (?:always|never|don'?t)\b",
+        r"\bmy (?:rule|preference|style|convention) is\b", r"\bwe (?:always|never)\b",
+    ),
+    "milestone": _c(
+        r"\bit works\b", r"\bgot it working\b", r"\bbreakthrough\b", r"\bfigured (?:it )?out\b", r"\bnailed it\b",
+        r"\b(?:shipped|launched|deployed|released)\b", r"\ball (?:\d+ )?tests (?:now )?pass",
+        r"\b\d+(?:\.\d+)?x (?:faster|slower|better|compression|improvement|reduction)\b",
+        r"\b\d+(?:\.\d+)?% (?:reduction|improvement|faster|better|smaller)\b",
+    ),
+    "problem": _c(
+        r"\broot cause\b", r"\bthe (?:problem|issue|bug) (?:is|was)\b", r"\bthe fix (?:is|was)\b",
+        r"\bkeeps? (?:failing|crashing|breaking|erroring)\b", r"\bdoes(?:n'?t| not) work\b", r"\bnot working\b",
+        r"\bwon'?t(?: \w+){0,3} work\b",
+    ),
+    "discovery": _c(
+        r"\bfound out\b", r"\bfound that\b", r"\blearned that\b", r"\bnow i (?:understand|see|get it)\b",
+        r"\bturned out\b", r"\bsurprising(?:ly)?\b", r"\bunexpected(?:ly)?\b",
+    ) + _c(r"\bTIL\b", flags=0),
+}
+_WEAK: dict[str, list[re.Pattern[str]]] = {
+    "decision": _c(r"\binstead of\b", r"\brather than\b", r"\btrade-?offs?\b", r"\bpros and cons\b",
+                   r"\bbetter (?:to|than|approach|option|choice)\b", r"\barchitecture\b", r"\bapproach\b",
+                   r"\bstrategy\b", r"\bstack\b", r"\bframework\b"),
+    "preference": _c(r"\bi (?:like|hate) (?:to|when|how)\b", r"\bdon'?t (?:use|do|mock|stub|import)\b",
+                     r"\bsnake_case\b", r"\bcamelCase\b", r"\buse \S+ instead of\b"),
+    "milestone": _c(r"\bfixed\b", r"\bsolved\b", r"\bfinally\b", r"\bfirst time\b", r"\bturns out\b",
+                    r"\bthe key (?:is|was|insight)\b", r"\bthe trick (?:is|was)\b", r"\bimplemented\b"),
+    "problem": _c(r"\b(?:bug|error|crash(?:es|ed)?|fail(?:s|ed|ing|ure)?|broke|broken)\b", r"\bworkaround\b",
+                  r"\bthat'?s why\b", r"\bsolution (?:is|was)\b", r"\bresolved\b", r"\bpatched\b"),
+    "discovery": _c(r"\bdiscovered\b", r"\brealized\b", r"\bnoticed\b", r"\binteresting\b"),
+}
+_RESOLUTION = re.compile(r"\b(?:fixed|solved|resolved|got it working|it works|nailed it|figured out|"
+                         r"the (?:fix|answer|solution))\b", re.IGNORECASE)
+_BASE = {"decision": 3, "preference": 3, "milestone": 3, "problem": 3, "discovery": 2}
+
+_TECH_WORDS = """
+postgres postgresql mysql sqlite redis mongodb kafka rabbitmq nats elasticsearch opensearch clickhouse
+duckdb react vue svelte angular nextjs next.js django flask fastapi rails express spring docker podman
+kubernetes k8s helm terraform pulumi ansible nginx caddy traefik graphql grpc rest websocket websockets
+pytest jest vitest mocha playwright cypress poetry uv pip npm pnpm yarn bun deno node typescript rust go
+golang python java kotlin swift ruby celery airflow dagster s3 gcs lambda aws gcp azure vercel netlify
+fly heroku tailwind bootstrap prisma sqlalchemy alembic drizzle pgvector ollama lancedb sentry datadog
+prometheus grafana jwt oauth saml stripe webpack vite esbuild rollup turbopack click typer pydantic
+"""
+_TECH = frozenset(_TECH_WORDS.split())
+_CAPITAL_WORDS = """
+I I'm I'll I've I'd We We'll We're The A An It This That These Those It's Let's OK Okay Yes No But And
+So Then Also Now Please Thanks When If For In On At To Of By With From As After Before Maybe Because
+"""
+_CAPITAL_STOP = frozenset(_CAPITAL_WORDS.split())
+_WORD = re.compile(r"`[^`\n]{1,60}`|[A-Za-z][\w.+#-]*")
+_FILE = re.compile(r"\b[\w-]+\.(?:py|toml|ya?ml|json|js|ts|tsx|rs|go|sql|md|cfg|ini|sh|lock|env)\b")
+_CODE_LINE = re.compile(
+    r"^\s*(?:[$#>]\s|(?:import|from|def|class|const|let|var|function|return|if|for|while|elif|else|try|except|"
+    r"cd|ls|git|npm|pip|uv|make|cargo|docker|kubectl|python3?|pytest)\b|[A-Z_][A-Z0-9_]*=|\||[{}()\[\];]+\s*$)"
+)
+
+
+@dataclass(frozen=True)
+class Classification:
+    type: str  # one of TYPES, or "general"
+    importance: int  # 0-5
+    confidence: float  # 0-1
+
+
+def prose(text: str) -> str:
+    """The prose of a chunk: fenced code and lines that look like code or shell removed."""
+    if "```" in text:
+        text = re.sub(r"```.*?(?:```|$)", " ", text, flags=re.DOTALL)
+    lines = [ln for ln in text.splitlines() if ln.strip() and not _CODE_LINE.match(ln)]
+    return "\n".join(lines) if lines else text
+
+
+def _has_object(text: str, start: int) -> bool:
+    """A concrete thing decided on, in the words after the marker: a known technology, a
+    backticked name, a file name, or a capitalised word mid-sentence."""
+    window = text[start:start + 120]
+    if _FILE.search(window):
+        return True
+    for i, m in enumerate(_WORD.finditer(window)):
+        word = m.group(0)
+        if word.startswith("`") or word.lower().strip(".") in _TECH:
+            return True
+        if i > 0 and word[0].isupper() and word not in _CAPITAL_STOP and not word.isupper() or (
+                i > 0 and word.isupper() and len(word) >= 2 and word not in _CAPITAL_STOP):
+            return True
+    return False
+
+
+def _distinct(matches: list[re.Match[str]]) -> list[re.Match[str]]:
+    """One hit per phrase: "we decided to" matches two patterns but is one marker."""
+    out: list[re.Match[str]] = []
+    for m in sorted(matches, key=lambda m: m.start()):
+        if out and m.start() < out[-1].end():
+            continue
+        out.append(m)
+    return out
+
+
+def classify(text: str) -> Classification:
+    body = prose(text)
+    strong = {t: _distinct([m for p in _STRONG[t] for m in p.finditer(body)]) for t in TYPES}
+    weak = {t: sum(len(p.findall(body)) for p in _WEAK[t]) for t in TYPES}
+    scores = {t: len(strong[t]) * 2 + weak[t] * 0.5 for t in TYPES if strong[t]}
+    if not scores:
+        return Classification("general", 1 if any(weak.values()) else 0, 0.0)
+    best = max(scores.values())
+    kind = next(t for t in TYPES if scores.get(t) == best)
+    if kind == "problem" and strong["milestone"] and _RESOLUTION.search(body):
+        kind = "milestone"
+    hits, weak_hits = len(strong[kind]), weak[kind]
+    importance = _BASE[kind]
+    if kind == "decision":
+        committed = [m for p in _COMMITTED for m in p.finditer(body)]
+        if any(_has_object(body, m.end()) for m in committed):
+            importance = 4
+    corroborated = hits >= 2 or (hits >= 1 and weak_hits >= 3)
+    if corroborated and not (kind == "decision" and importance < 4):
+        importance += 1
+    return Classification(kind, min(5, importance), min(1.0, scores[kind] / 5))

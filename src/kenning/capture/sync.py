@@ -1,0 +1,248 @@
+"""Sync every agent's transcripts into the store: incremental, crash-safe, redacted first.
+
+Each file has a ledger entry (offset, size, mtime, a hash of its first bytes, and the parse
+context). A read starts at the offset unless the file changed under it (shorter than the offset,
+or different first bytes): then it is read again from the start and its turns replaced. A
+file's new turns and its ledger advance are written in ONE transaction, so a kill at any point
+loses nothing and duplicates nothing (turns are also unique per session and uid).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from kenning.capture import chunk as chunking
+from kenning.capture.classify import RULES_VERSION, classify
+from kenning.capture.events import Event, ReadResult, SourceFile
+from kenning.capture.sources import claude_code, codex, gemini, opencode
+from kenning.clock import Clock, to_iso
+from kenning.config import Settings
+from kenning.redact import redact, redact_count
+from kenning.store.sqlite.capture_store import CaptureStore, ChunkRow, LedgerEntry, SessionRow, TurnRow
+from kenning.store.sqlite.db import Database
+
+SOURCES: dict[str, ModuleType] = {
+    claude_code.TOOL: claude_code, codex.TOOL: codex, gemini.TOOL: gemini, opencode.TOOL: opencode,
+}
+HEAD_BYTES = 4096
+SWEEP_BATCH = 2000
+SWEEP_MAX = 50_000  # chunks reclassified per sync at most; the rest on the next one
+
+Progress = Callable[[int, int, str], None]  # (bytes done, bytes total, current file)
+
+
+@dataclass
+class SyncSummary:
+    files: int = 0
+    files_read: int = 0
+    files_rewritten: int = 0
+    turns_added: int = 0
+    sessions: int = 0
+    bytes_read: int = 0
+    skipped_lines: int = 0
+    secrets_redacted: int = 0
+    capture_off_turns: int = 0
+    reclassified: int = 0
+    memory_files: dict[str, int] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def discover(home: Path, env: Mapping[str, str] | None = None) -> list[SourceFile]:
+    found: list[SourceFile] = []
+    for module in SOURCES.values():
+        found += module.discover(home, env)
+    return found
+
+
+def _head_hash(path: Path, length: int) -> str:
+    with path.open("rb") as fh:
+        head = fh.read(min(length, HEAD_BYTES))
+    return f"{len(head)}:{hashlib.sha1(head).hexdigest()}"
+
+
+def _same_head(path: Path, recorded: str) -> bool:
+    if not recorded:
+        return True
+    length = int(recorded.split(":", 1)[0])
+    return _head_hash(path, length) == recorded
+
+
+class _Projects:
+    """Project and capture switch per working folder, looked up once per sync."""
+
+    def __init__(self, db: Database, workspace: str) -> None:
+        self.db = db
+        self.workspace = workspace
+        self._cache: dict[str, tuple[str, str, bool]] = {}
+
+    def of(self, cwd: str) -> tuple[str, str, bool]:
+        if cwd not in self._cache:
+            from kenning.core.policy import capture_enabled
+            from kenning.gitinfo import project_for
+
+            if not cwd:
+                key, name = "personal", "personal"
+            else:
+                info = project_for(Path(cwd))
+                key, name = info.key, info.name
+                if info.kind == "personal" and not Path(cwd).exists():
+                    # A folder gone from this machine still names the project its sessions were in.
+                    key, name = f"path:{cwd}", Path(cwd).name
+            self._cache[cwd] = (key, name, bool(capture_enabled(self.db, self.workspace, key)))
+        return self._cache[cwd]
+
+
+def _rows(events: list[Event], projects: _Projects, settings: Settings, summary: SyncSummary,
+          previous: dict[str, str]) -> tuple[list[SessionRow], list[TurnRow]]:
+    sessions: dict[str, SessionRow] = {}
+    turns: list[TurnRow] = []
+    for ev in events:
+        project, name, enabled = projects.of(ev.cwd)
+        if not enabled:
+            summary.capture_off_turns += 1
+            continue
+        text, found = redact_count(ev.text)
+        summary.secrets_redacted += found
+        if ev.session not in sessions or (ev.time and ev.time > sessions[ev.session].at):
+            sessions[ev.session] = SessionRow(ev.session, settings.workspace, ev.tool, project, name, ev.cwd,
+                                              ev.branch, ev.time)
+        chunks: list[ChunkRow] = []
+        context = chunking.context_of(previous.get(ev.session, ""))
+        for part, body in enumerate(chunking.windows(text)):
+            if ev.role == "tool":
+                chunks.append(ChunkRow(part, ev.role, body, "", "general", 0, 0.0, RULES_VERSION))
+            else:
+                c = classify(body)
+                chunks.append(ChunkRow(part, ev.role, body, context, c.type, c.importance, c.confidence, RULES_VERSION))
+        if text.strip() and ev.role != "tool":
+            previous[ev.session] = text
+        calls = [{"name": c.name, "input": redact(c.summary)} for c in ev.tool_calls]
+        turns.append(TurnRow(ev.session, ev.uid, ev.role, text, ev.time, calls, list(ev.files), ev.subagent,
+                             project, ev.tool, chunks))
+    return list(sessions.values()), turns
+
+
+def sync_file(store: CaptureStore, source: SourceFile, settings: Settings, clock: Clock, projects: _Projects,
+              summary: SyncSummary, progress: Callable[[int], None] | None = None) -> None:
+    module = SOURCES[source.tool]
+    entry = store.ledger(source.ledger_key)
+    previous: dict[str, str] = {}
+    if source.mode == "whole":
+        fingerprint = (opencode.fingerprint(source) if source.tool == opencode.TOOL
+                       else f"{source.path.stat().st_size}:{source.path.stat().st_mtime_ns}")
+        if entry is not None and entry.fingerprint == fingerprint:
+            return
+        result: ReadResult = module.read(source, 0, {})
+        sessions, turns = _rows(result.events, projects, settings, summary, previous)
+        size = source.path.stat().st_size
+        new = LedgerEntry(source.ledger_key, source.tool, size, size, 0, "", fingerprint, result.context)
+        summary.turns_added += store.commit_file(new, sessions, turns, replace=True, now=to_iso(clock.now()))
+        summary.files_read += 1
+        summary.bytes_read += size
+        if progress:
+            progress(size)
+        return
+    stat = source.path.stat()
+    offset, context, replace = 0, {}, False
+    if entry is not None:
+        if entry.size == stat.st_size and entry.mtime_ns == stat.st_mtime_ns and entry.offset == stat.st_size:
+            return
+        if stat.st_size < entry.offset or not _same_head(source.path, entry.head_hash):
+            # Truncated or rewritten under us: read it again and replace what it gave before.
+            summary.files_rewritten += 1
+            replace = True
+        else:
+            offset, context = entry.offset, dict(entry.context)
+    summary.files_read += 1
+    while True:
+        result = module.read(source, offset, context)
+        if result.offset == offset and not replace:
+            break
+        sessions, turns = _rows(result.events, projects, settings, summary, previous)
+        summary.skipped_lines += result.skipped_lines
+        head = _head_hash(source.path, result.offset)
+        new = LedgerEntry(source.ledger_key, source.tool, result.offset, stat.st_size if result.offset >= stat.st_size
+                          else result.offset, stat.st_mtime_ns, head, "", result.context)
+        summary.turns_added += store.commit_file(new, sessions, turns, replace=replace, now=to_iso(clock.now()))
+        summary.bytes_read += result.offset - offset
+        if progress:
+            progress(result.offset - offset)
+        replace = False
+        if result.offset == offset:
+            break
+        offset, context = result.offset, result.context
+
+
+def reclassify_sweep(store: CaptureStore, limit: int = SWEEP_MAX) -> int:
+    """Classify again, in batches, chunks stamped with an older rules version."""
+    done, after = 0, 0
+    while done < limit:
+        batch = store.chunks_to_reclassify(RULES_VERSION, after, SWEEP_BATCH)
+        if not batch:
+            break
+        rows = []
+        for cid, body in batch:
+            c = classify(body)
+            rows.append((cid, c.type, c.importance, c.confidence, RULES_VERSION))
+        store.set_classes(rows)
+        done += len(batch)
+        after = batch[-1][0]
+    return done
+
+
+def sync_all(db: Database, settings: Settings, home: Path, clock: Clock, progress: Progress | None = None, *,
+             env: Mapping[str, str] | None = None, import_memory_files: bool = True) -> SyncSummary:
+    """Capture every transcript found under ``home`` (the CLI passes ``Path.home()``)."""
+    started = time.perf_counter()
+    store = CaptureStore(db)
+    summary = SyncSummary()
+    summary.reclassified = reclassify_sweep(store)
+    sources = discover(home, env)
+    summary.files = len(sources)
+    projects = _Projects(db, settings.workspace)
+    sizes = {}
+    for s in sources:
+        try:
+            sizes[s.ledger_key] = s.path.stat().st_size if s.mode == "append" else 0
+        except OSError:
+            sizes[s.ledger_key] = 0
+    total = sum(sizes.values())
+    done = 0
+    for source in sources:
+        def advance(n: int, label: str = source.path.name) -> None:
+            nonlocal done
+            done += n
+            if progress:
+                progress(done, max(total, done), label)
+
+        try:
+            sync_file(store, source, settings, clock, projects, summary, advance)
+        except (OSError, ValueError) as exc:
+            summary.errors.append(f"{source.ledger_key}: {exc}")
+    if import_memory_files:
+        from kenning.capture.memory_files import import_memory_files as run_import
+
+        try:
+            summary.memory_files = run_import(db, settings, home, clock, env=env)
+        except Exception as exc:  # the import must never cost the transcripts their sync
+            summary.errors.append(f"memory files: {exc}")
+    summary.sessions = store.counts().get("sessions", 0)
+    summary.seconds = round(time.perf_counter() - started, 3)
+    return summary
+
+
+def environment() -> Mapping[str, str]:
+    """For entry points only: the variables that move the tools' homes."""
+    keys = ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "XDG_DATA_HOME")
+    return {k: os.environ[k] for k in keys if k in os.environ}

@@ -1,0 +1,93 @@
+"""`kenning status` and `kenning run` (the main job behind `make run`)."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import click
+
+from kenning.cli.common import core_of, json_option
+from kenning.cli.context import CliContext, emit_json, pass_ctx
+from kenning.config import Settings
+from kenning.core.remember import RememberRequest
+from kenning.core.render import memory_line
+from kenning.core.report import status
+from kenning.core.service import Core
+from kenning.model import Origin
+
+
+def _print_status(report: dict[str, object]) -> None:
+    click.echo(f"store: {report['db_path']} ({int(report['db_bytes']) / 1024:.0f} KiB)")  # type: ignore[call-overload]
+    kinds = report["active_by_kind"]
+    assert isinstance(kinds, dict)
+    total = sum(kinds.values())
+    detail = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())) or "none yet"
+    click.echo(f"active memories: {total} ({detail})")
+    flags = report["flags"]
+    assert isinstance(flags, dict)
+    if flags:
+        click.echo("marks: " + ", ".join(f"{n} {k}" for k, n in sorted(flags.items())))
+    click.echo(f"waiting for review: {report['needs_review']}")
+
+
+@click.command("status")
+@json_option
+@pass_ctx
+def status_cmd(ctx: CliContext, as_json: bool) -> None:
+    """What the store holds: memories by kind, marks, reviews waiting, size."""
+    report = status(core_of(ctx))
+    if as_json:
+        emit_json(report)
+    else:
+        _print_status(report)
+
+
+def _demo_memory_round_trip() -> list[str]:
+    """Remember and recall a sample memory in a throwaway store (never the user's)."""
+    lines = []
+    with tempfile.TemporaryDirectory(prefix="kenning-demo-") as tmp:
+        core = Core.open(Settings(home=Path(tmp)))
+        try:
+            place = core.place(project="example.org/demo/app")
+            stored = core.remember(place, RememberRequest(
+                text="We pin TZ=UTC in the test suite because CI runs with no time zone set",
+                origin=Origin.PERSON, source="demo"))  # fmt: skip
+            assert stored.memory is not None
+            lines.append(f"remembered  {memory_line(stored.memory)}")
+            found = core.recall(place, "why do the tests pin the time zone")
+            for hit in found.hits:
+                lines.append(f"recalled    {memory_line(hit.memory)}")
+        finally:
+            core.close()
+    return lines
+
+
+@click.command("run")
+@pass_ctx
+def run_cmd(ctx: CliContext) -> None:
+    """The main job: open the store, capture this machine's agent transcripts, show status."""
+    core = core_of(ctx)
+    click.echo(f"kenning data folder: {ctx.settings.home}")
+    try:
+        from kenning.capture.sync import run_capture_job
+    except ImportError:
+        run_capture_job = None
+    if run_capture_job is not None:
+        run_capture_job(ctx.db, ctx.settings, core.clock)
+    _print_status(status(core))
+    click.echo("")
+    click.echo("A round trip in a throwaway store:")
+    for line in _demo_memory_round_trip():
+        click.echo(f"  {line}")
+    click.echo("")
+    click.echo("Next:")
+    click.echo("  kenning install            register kenning's MCP server and hooks in your agent tools")
+    click.echo('  kenning recall "<task>"    look up what memory holds for a task')
+    click.echo('  kenning remember "<fact>"  keep a decision, preference, fact or lesson')
+    click.echo("  kenning --help             every command")
+
+
+def register(group: click.Group) -> None:
+    group.add_command(status_cmd)
+    group.add_command(run_cmd)

@@ -1,0 +1,165 @@
+"""Parked work: one ``state`` memory per branch with uncommitted work, on the slot
+``branch.<repo>.<branch>.state``, kept by kenning itself from what git says.
+
+Refreshed when kenning starts (and by ``kenning refresh``). A new reading supersedes the last;
+the same reading again changes nothing, so work left untouched fades with the 14-day shelf
+life instead of being kept alive by every start. When a branch has landed or was removed its
+state is retired (bring-back-able). A detached HEAD has no branch, so no slot.
+
+These memories are written straight to the store, not through ``remember``: the write rules
+there exist to stop agents from saving git snapshots, and this is kenning reading git itself.
+The project's policy still decides whether ``state`` memories are kept at all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from kenning import gitinfo
+from kenning.errors import Refused
+from kenning.model import Kind, Memory, MemoryEvent, Origin, Status
+from kenning.store.protocol import MemoryFilter
+
+if TYPE_CHECKING:
+    from kenning.core.service import Core
+
+TOOL = "kenning"
+CONFIDENCE = 0.9  # read from git, not guessed
+MAX_FILES_NAMED = 5
+
+
+@dataclass
+class ParkedReport:
+    project: str
+    written: list[str] = field(default_factory=list)  # refs of new state memories
+    unchanged: list[str] = field(default_factory=list)  # branches whose reading did not move
+    retired: dict[str, str] = field(default_factory=dict)  # ref -> why
+    skipped: list[str] = field(default_factory=list)  # why something was not done
+
+
+def slot_for(repo: str, branch: str) -> str:
+    return f"branch.{repo}.{branch}.state"
+
+
+def branch_of_slot(repo: str, subject: str) -> str | None:
+    prefix, suffix = f"branch.{repo}.", ".state"
+    if subject.startswith(prefix) and subject.endswith(suffix) and len(subject) > len(prefix) + len(suffix):
+        return subject[len(prefix) : -len(suffix)]
+    return None
+
+
+def describe(repo: str, state: gitinfo.WorkState) -> str:
+    paths = [line[3:] for line in state.changes]
+    named = ", ".join(paths[:MAX_FILES_NAMED])
+    more = f" and {len(paths) - MAX_FILES_NAMED} more" if len(paths) > MAX_FILES_NAMED else ""
+    files = "file" if len(paths) == 1 else "files"
+    return f"Branch {state.branch} of {repo} has uncommitted work in {len(paths)} {files}: {named}{more}."
+
+
+def reading_of(state: gitinfo.WorkState) -> str:
+    """A digest of the work itself (status lines plus each changed file's size and mtime),
+    so an edit to an already-changed file is a new reading."""
+    parts = []
+    for line in sorted(state.changes):
+        path = state.worktree / line[3:].split(" -> ")[-1]
+        try:
+            info = path.stat()
+            parts.append(f"{line}\0{info.st_size}\0{info.st_mtime_ns}")
+        except OSError:
+            parts.append(line)
+    return hashlib.blake2b("\n".join(parts).encode("utf-8", "replace"), digest_size=12).hexdigest()
+
+
+def _meta_key(core: Core, project: str, branch: str) -> str:
+    return f"parked.reading.{core.workspace}.{project}.{branch}"
+
+
+def refresh(core: Core, cwd: Path | str) -> ParkedReport:
+    """Bring the project's parked-work memories in line with git. Never raises on odd folders."""
+    gitinfo.clear_cache()  # a start must see the repository as it is now
+    info = gitinfo.project_for(cwd)
+    report = ParkedReport(info.key)
+    if info.kind != "project" or info.root is None:
+        report.skipped.append("not a git repository")
+        return report
+    place = core.place(info.root)
+    try:
+        from kenning.core import policy as policy_mod
+
+        policy_mod.check_write(core.policy(place), kind=Kind.STATE, origin=Origin.AUTOMATION,
+                               origin_tool=TOOL, texts=[])  # fmt: skip
+    except Refused as refusal:
+        report.skipped.append(f"policy keeps no kenning state memories: {refusal.message}")
+        return report
+    store, now = core.store, core.now()
+    dirty = {s.branch: s for s in gitinfo.dirty_worktrees(info.root) if s.branch != gitinfo.DETACHED}
+    for branch, state in sorted(dirty.items()):
+        slot = slot_for(info.name, branch)
+        reading = reading_of(state)
+        current = [m for m in store.by_subject(core.workspace, [place.project], slot) if m.kind is Kind.STATE]
+        if current and store.get_meta(_meta_key(core, place.project, branch)) == reading:
+            report.unchanged.append(branch)
+            continue
+        memory = Memory(
+            ref=_fresh_ref(core), workspace=core.workspace, scope=place.project, text=describe(info.name, state),
+            kind=Kind.STATE, confidence=CONFIDENCE, origin=Origin.AUTOMATION, created_at=now, confirmed_at=now,
+            reason=f"Read from git status in {state.worktree}.", subject=slot, origin_tool=TOOL, branch=branch,
+        )  # fmt: skip
+        with store.transaction():
+            store.insert(memory)
+            store.add_event(MemoryEvent(memory.ref, now, "created", TOOL))
+            for old in current:
+                store.update(old.evolve(status=Status.SUPERSEDED, status_at=now, status_note=memory.ref))
+                store.add_event(MemoryEvent(old.ref, now, "superseded", "", memory.ref))
+                store.add_event(MemoryEvent(memory.ref, now, "replaced", "", old.ref))
+            store.set_meta(_meta_key(core, place.project, branch), reading)
+        report.written.append(memory.ref)
+    _retire_landed(core, info, place.project, set(dirty), report)
+    return report
+
+
+def _retire_landed(core: Core, info: gitinfo.ProjectInfo, project: str, dirty: set[str], report: ParkedReport) -> None:
+    """Retire the state of every branch that landed or was removed; the main branch's state
+    goes once its worktree is clean (work on main is landed when it is committed)."""
+    assert info.root is not None
+    store = core.store
+    states = store.find(MemoryFilter(core.workspace, [project], statuses=(Status.ACTIVE,), kinds=(Kind.STATE,)))
+    main = local = None
+    for memory in states:
+        branch = branch_of_slot(info.name, memory.subject)
+        if branch is None or branch in dirty:
+            continue
+        if main is None:
+            main, local = gitinfo.default_branch(info.root), set(gitinfo.branches(info.root))
+        assert local is not None
+        if branch not in local and branch != main:
+            why = f"branch {branch} was removed"
+        elif branch == main:
+            why = f"the work on {main} was committed"
+        elif gitinfo.branch_landed(info.root, branch, main):
+            why = f"branch {branch} landed on {main}"
+        else:
+            continue  # committed but not landed: the state fades with its shelf life
+        core.retire(memory.ref, why)
+        report.retired[memory.ref] = why
+
+
+def _fresh_ref(core: Core) -> str:
+    from kenning.ids import new_ref
+
+    while True:
+        ref = new_ref()
+        if core.store.get(ref) is None:
+            return ref
+
+
+def at_start(core: Core, cwd: Path | str | None = None) -> ParkedReport | None:
+    """What a session start (hook or MCP server) runs; best effort, never raises."""
+    try:
+        return refresh(core, cwd if cwd is not None else os.getcwd())
+    except (gitinfo.GitError, OSError):
+        return None

@@ -1,0 +1,176 @@
+"""The user's rules: which memories agents get. A rule only decides what is given out; it never
+removes a memory, and what it leaves out returns when it is turned off.
+
+Ready rules: leave out what nobody used for N days (60), keep only lessons used in at least N
+sessions (2), keep only decisions from work that shipped, drop what came from work that was
+undone (read from the Outcome lines of decision docs: "Shipped …", "Reverted …"). A rule
+written as a sentence is never checked; agents are told it under "Rules".
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import TYPE_CHECKING
+
+from kenning.core.lifecycle import last_activity
+from kenning.errors import Invalid, NotFound
+from kenning.model import Kind, Memory
+from kenning.store.sqlite.hooks_store import HookStore, RuleRow
+
+if TYPE_CHECKING:
+    from kenning.core.scopes import Place
+    from kenning.core.service import Core
+
+READY = {"unused": 60, "proven": 2, "shipped": 0, "undone": 0}
+KINDS = (*READY, "sentence")
+SHOWN_IN_BRIEF = 5
+MAX_SENTENCE = 300
+
+
+def install(core: Core) -> None:
+    core.gates.append(lambda place, memories: give_out(core, place, memories))
+
+
+def _store(core: Core) -> HookStore | None:
+    return HookStore(core.db) if core.db is not None else None
+
+
+def give_out(core: Core, place: Place, memories: list[Memory]) -> list[Memory]:
+    store = _store(core)
+    if store is None or not memories:
+        return memories
+    try:
+        rules = [r for r in store.rules(core.workspace, place.project, enabled_only=True) if r.kind != "sentence"]
+        if not rules:
+            return memories
+        out: set[str] = set()
+        for rule in rules:
+            out |= left_out(core, store, rule, memories)
+    except sqlite3.OperationalError:  # a store without the hooks schema: no rules apply
+        return memories
+    return [m for m in memories if m.ref not in out]
+
+
+def left_out(core: Core, store: HookStore, rule: RuleRow, memories: list[Memory]) -> set[str]:
+    """Refs among ``memories`` that ``rule`` keeps out of what sessions receive."""
+    now = core.now()
+    if rule.kind == "unused":
+        cutoff = now - timedelta(days=rule.n)
+        return {m.ref for m in memories if (not rule.memory_kind or m.kind.value == rule.memory_kind)
+                and not (m.pinned or m.index_pinned) and last_activity(m) < cutoff}  # fmt: skip
+    if rule.kind == "proven":
+        lessons = [m for m in memories if m.kind is Kind.LESSON]
+        counts = store.use_sessions([m.ref for m in lessons])
+        return {m.ref for m in lessons if counts.get(m.ref, 0) < rule.n}
+    if rule.kind in ("shipped", "undone"):
+        decisions = [m for m in memories if m.kind is Kind.DECISION]
+        outcomes = store.outcomes([m.ref for m in decisions])
+        if rule.kind == "shipped":
+            return {m.ref for m in decisions
+                    if not any(line.lower().startswith("shipped") for line in outcomes.get(m.ref, ()))}  # fmt: skip
+        return {m.ref for m in memories
+                if any(line.lower().startswith("reverted") for line in outcomes.get(m.ref, ()))}  # fmt: skip
+    return set()
+
+
+# ------------------------------------------------------------------------- management
+
+
+@dataclass(frozen=True)
+class RuleView:
+    rule: RuleRow
+    words: str
+    leaves_out: int
+
+
+def describe(rule: RuleRow) -> str:
+    what = f"{rule.memory_kind} memories" if rule.memory_kind else "memories"
+    if rule.kind == "unused":
+        return f"Leave out {what} nobody used for {rule.n} days"
+    if rule.kind == "proven":
+        return f"Keep only lessons used in at least {rule.n} sessions"
+    if rule.kind == "shipped":
+        return "Keep only decisions from work that shipped"
+    if rule.kind == "undone":
+        return "Drop what came from work that was undone"
+    return rule.text
+
+
+def add_ready(core: Core, kind: str, *, n: int | None = None, project: str = "", memory_kind: str = "") -> int:
+    if kind not in READY:
+        raise Invalid(f"ready rule {kind!r} is unknown", fix=f"choose one of {', '.join(READY)}")
+    value = READY[kind] if n is None else n
+    if kind in ("unused", "proven") and value < 1:
+        raise Invalid(f"N must be at least 1, not {value}", fix="give a positive number")
+    if memory_kind and memory_kind not in {k.value for k in Kind}:
+        raise Invalid(f"kind {memory_kind!r} is unknown", fix=f"use one of {', '.join(k.value for k in Kind)}")
+    store = _need(core)
+    return store.add_rule(core.workspace, project, kind, value, memory_kind, "", core.now())
+
+
+def add_sentence(core: Core, text: str, *, project: str = "") -> int:
+    cleaned = " ".join(text.split())
+    if not cleaned:
+        raise Invalid("the rule is empty", fix="write the rule as one sentence")
+    if len(cleaned) > MAX_SENTENCE:
+        raise Invalid(f"the rule is {len(cleaned)} characters long", fix=f"keep it under {MAX_SENTENCE}")
+    return _need(core).add_rule(core.workspace, project, "sentence", 0, "", cleaned, core.now())
+
+
+def _need(core: Core) -> HookStore:
+    store = _store(core)
+    if store is None:
+        raise Invalid("rules need the SQLite store", fix="open kenning over its database")
+    return store
+
+
+def _get(core: Core, rule_id: int) -> RuleRow:
+    rule = _need(core).rule(rule_id)
+    if rule is None or rule.workspace != core.workspace:
+        raise NotFound(f"rule {rule_id} does not exist", fix="list rules with: kenning rules list")
+    return rule
+
+
+def set_enabled(core: Core, rule_id: int, on: bool) -> RuleRow:
+    _get(core, rule_id)
+    _need(core).update_rule(rule_id, core.now(), enabled=on)
+    return _get(core, rule_id)
+
+
+def set_n(core: Core, rule_id: int, n: int) -> RuleRow:
+    rule = _get(core, rule_id)
+    if rule.kind not in ("unused", "proven") or n < 1:
+        raise Invalid("only the unused and proven rules take a positive N", fix="give N >= 1 to one of those")
+    _need(core).update_rule(rule_id, core.now(), n=n)
+    return _get(core, rule_id)
+
+
+def remove(core: Core, rule_id: int) -> None:
+    _get(core, rule_id)
+    _need(core).delete_rule(rule_id)
+
+
+def listing(core: Core, place: Place | None) -> list[RuleView]:
+    """Every rule for this project (or all), with how many of its memories each leaves out."""
+    store = _need(core)
+    rules = store.rules(core.workspace, place.project if place else None)
+    memories = core.list_memories(place, limit=100_000) if place else []
+    views = []
+    for rule in rules:
+        count = len(left_out(core, store, rule, memories)) if rule.kind != "sentence" else 0
+        views.append(RuleView(rule, describe(rule), count))
+    return views
+
+
+def sentences(core: Core, place: Place, limit: int = SHOWN_IN_BRIEF) -> list[str]:
+    """The user's own rules (sentences) for this project, newest first, for the brief."""
+    store = _store(core)
+    if store is None:
+        return []
+    try:
+        rules = store.rules(core.workspace, place.project, enabled_only=True)
+    except sqlite3.OperationalError:
+        return []
+    return [r.text for r in rules if r.kind == "sentence"][:limit]

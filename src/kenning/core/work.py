@@ -1,0 +1,250 @@
+"""The work around a branch and the sessions on it: the branch's goal, open items and
+progress log, handoff notes for other agents, tasks a session can be started from, and the
+registry of live sessions the hooks saw (with the holdout group each was put in).
+
+Everything here is plain reads and writes of the hooks schema; no git, no model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+from kenning.core.write_rules import TRANSIENT_RE
+from kenning.errors import Invalid, NotFound, Refused
+from kenning.redact import redact
+from kenning.store.sqlite.hooks_store import HandoffRow, HookStore, SessionRow, TaskRow
+
+if TYPE_CHECKING:
+    from kenning.core.scopes import Place
+    from kenning.core.service import Core
+
+TRUNKS = frozenset({"main", "master", "develop", "trunk"})
+TRUNK_PROGRESS_KEPT = 20
+LIVE_WINDOW = timedelta(minutes=30)
+HANDOFF_WINDOW = timedelta(days=7)
+TASK_CLAIM_WINDOW = timedelta(hours=2)
+HOLDOUT_ONE_IN = 4
+MAX_TEXT = 1000
+
+
+def hooks_of(core: Core) -> HookStore:
+    if core.db is None:
+        raise RuntimeError("work needs a SQLite-backed core")
+    return HookStore(core.db)
+
+
+def is_trunk(branch: str) -> bool:
+    return branch in TRUNKS or branch in ("", "HEAD")
+
+
+def _clean(text: str, what: str) -> str:
+    text = " ".join((text or "").split())
+    if not text:
+        raise Invalid(f"{what} is empty", fix=f"give the {what} as one or two sentences")
+    if len(text) > MAX_TEXT:
+        raise Invalid(f"{what} is {len(text)} characters long", fix=f"keep it under {MAX_TEXT} characters")
+    return redact(text)
+
+
+# ------------------------------------------------------------------------------ holdout
+
+
+def holdout_by_hash(session_id: str) -> bool:
+    """One session in four, decided from the session id alone so every hook run agrees."""
+    digest = hashlib.sha256(session_id.encode("utf-8", "replace")).digest()
+    return digest[0] % HOLDOUT_ONE_IN == 0
+
+
+# ------------------------------------------------------------------------------ sessions
+
+
+def session_key(tool: str, session_id: str) -> str:
+    return f"{tool}:{session_id}"
+
+
+def ensure_session(core: Core, place: Place, tool: str, session_id: str, cwd: str, *,
+                   holdout: bool | None = None) -> SessionRow:  # fmt: skip
+    """The session's row, created on first sight. The holdout group is decided once (a forced
+    group from the entry point wins, and is recorded)."""
+    hooks, now = hooks_of(core), core.now()
+    key = session_key(tool, session_id)
+    row = hooks.session(key)
+    if row is None:
+        task = hooks.unclaimed_task(core.workspace, cwd, now - TASK_CLAIM_WINDOW) if cwd else None
+        group = holdout if holdout is not None else holdout_by_hash(session_id)
+        with core.store.transaction():
+            hooks.add_session(SessionRow(
+                session=key, tool=tool, workspace=core.workspace, project=place.project, branch=place.branch,
+                cwd=cwd, started_at=now, last_seen=now, ended_at=None, holdout=group,
+                task_id=task.id if task else None, first_prompt_at=None, opening="", last_message="",
+                recalled=False, changed_files=False, stop_asked=False, prompts=0,
+            ))  # fmt: skip
+            if task is not None:
+                hooks.update_task(task.id, session=key)
+        row = hooks.session(key)
+        assert row is not None
+    elif holdout is not None and row.holdout != holdout:
+        hooks.update_session(key, holdout=holdout)
+        row = hooks.session(key)
+        assert row is not None
+    return row
+
+
+def live_others(core: Core, place: Place, me: str) -> list[SessionRow]:
+    hooks = hooks_of(core)
+    return [s for s in hooks.live_sessions(core.workspace, place.project, core.now() - LIVE_WINDOW)
+            if s.session != me]  # fmt: skip
+
+
+def other_line(s: SessionRow, now: datetime) -> str:
+    minutes = max(0, int((now - s.last_seen).total_seconds() // 60))
+    bits = [f"{s.tool} on {s.branch or 'no branch'}"]
+    if s.opening:
+        bits.append(f'asked "{_clip(s.opening, 90)}"')
+    if s.last_message:
+        bits.append(f'last said "{_clip(s.last_message, 90)}"')
+    bits.append(f"last active {minutes} min ago")
+    return ", ".join(bits)
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+# ------------------------------------------------------------------------- goal and items
+
+
+def goal(core: Core, place: Place, branch: str | None = None) -> str:
+    return hooks_of(core).goal(core.workspace, place.project, place.branch if branch is None else branch)
+
+
+def set_goal(core: Core, place: Place, text: str, *, by: str = "person", branch: str | None = None) -> str:
+    target = place.branch if branch is None else branch
+    if not target or target == "HEAD":
+        raise Invalid("this folder is on no branch", fix="check out a branch, or pass --branch")
+    cleaned = _clean(text, "goal")
+    hooks_of(core).set_goal(core.workspace, place.project, target, cleaned, by, core.now())
+    return cleaned
+
+
+def add_open_item(core: Core, place: Place, text: str, *, by: str = "person", branch: str | None = None) -> int:
+    return hooks_of(core).add_item(core.workspace, place.project, place.branch if branch is None else branch,
+                                   _clean(text, "open item"), by, core.now())  # fmt: skip
+
+
+def close_open_item(core: Core, place: Place, item_id: int) -> None:
+    if not hooks_of(core).close_item(core.workspace, place.project, item_id, core.now()):
+        raise NotFound(f"open item {item_id} is not open in this project", fix="list them with: kenning open")
+
+
+def open_items(core: Core, place: Place, branch: str | None = None) -> list[str]:
+    rows = hooks_of(core).items(core.workspace, place.project, place.branch if branch is None else branch)
+    return [f"#{r.id} {r.text}" for r in rows]
+
+
+@dataclass(frozen=True)
+class ProgressResult:
+    entry: int
+    kept: int
+    goal_set: bool
+    items_added: list[int]
+
+
+def log_progress(core: Core, place: Place, summary: str, *, decisions: list[str] | None = None,
+                 open_items_: list[str] | None = None, goal_text: str = "", by: str = "agent",
+                 session: str = "", branch: str | None = None) -> ProgressResult:  # fmt: skip
+    """Append a dated progress entry for the branch. On a trunk branch only the latest 20
+    entries are kept and ``goal`` does not replace the branch's own goal."""
+    target = place.branch if branch is None else branch
+    hooks, now = hooks_of(core), core.now()
+    text = _clean(summary, "summary")
+    made = [_clean(d, "decision") for d in decisions or []]
+    with core.store.transaction():
+        entry = hooks.add_progress(core.workspace, place.project, target, text, made, by, session, now)
+        items = [hooks.add_item(core.workspace, place.project, target, _clean(t, "open item"), by, now)
+                 for t in open_items_ or []]  # fmt: skip
+        goal_set = False
+        if goal_text.strip() and not is_trunk(target):
+            hooks.set_goal(core.workspace, place.project, target, _clean(goal_text, "goal"), by, now)
+            goal_set = True
+        if is_trunk(target):
+            hooks.trim_progress(core.workspace, place.project, target, TRUNK_PROGRESS_KEPT)
+    kept = len(hooks.progress(core.workspace, place.project, target, limit=1000))
+    return ProgressResult(entry, kept, goal_set, items)
+
+
+# ------------------------------------------------------------------------------ handoffs
+
+
+def handoff(core: Core, place: Place, text: str, *, from_session: str = "", from_tool: str = "",
+            to: str = "", origin: str = "agent") -> int:  # fmt: skip
+    """A note for the other agents in the project (or for one tool/session with ``to``),
+    shown to each once. Notes that only narrate work in progress are refused."""
+    cleaned = _clean(text, "note")
+    if TRANSIENT_RE.search(cleaned):
+        raise Refused(
+            "this note only narrates work in progress",
+            fix="say what the other agent should know or do (a warning, a request, where you left a thing)",
+        )
+    row = HandoffRow(0, place.project, from_session, from_tool, to.strip(), cleaned, origin, core.now())
+    return hooks_of(core).add_handoff(row, core.workspace)
+
+
+def pending_handoffs(core: Core, place: Place, session: SessionRow) -> list[HandoffRow]:
+    hooks = hooks_of(core)
+    seen = hooks.shown(session.session, "handoff")
+    found = []
+    for h in hooks.handoffs(core.workspace, place.project, core.now() - HANDOFF_WINDOW):
+        if str(h.id) in seen or h.from_session == session.session:
+            continue
+        if h.to_agent and h.to_agent not in (session.tool, session.session, session.session.split(":", 1)[-1]):
+            continue
+        found.append(h)
+    return found
+
+
+# --------------------------------------------------------------------------------- tasks
+
+
+def add_task(core: Core, place: Place, title: str, goal_text: str = "", *, cwd: str = "") -> int:
+    root = cwd or (str(place.root) if place.root else "")
+    return hooks_of(core).add_task(core.workspace, place.project, place.branch, root, _clean(title, "title"),
+                                   " ".join(goal_text.split()), core.now())  # fmt: skip
+
+
+def start_task(core: Core, task_id: int, *, cwd: str = "") -> TaskRow:
+    """Mark a task started; the next session opened in its folder is the run and gets the card."""
+    hooks = hooks_of(core)
+    task = hooks.task(task_id)
+    if task is None or task.workspace != core.workspace:
+        raise NotFound(f"task {task_id} does not exist", fix="list tasks with: kenning task list")
+    if task.status == "done":
+        raise Refused(f"task {task_id} is done", fix="add a new task with: kenning task add")
+    hooks.update_task(task_id, status="started", started_at=core.now(), session="", cwd=cwd or task.cwd)
+    started = hooks.task(task_id)
+    assert started is not None
+    return started
+
+
+def finish_task(core: Core, task_id: int) -> TaskRow:
+    hooks = hooks_of(core)
+    task = hooks.task(task_id)
+    if task is None or task.workspace != core.workspace:
+        raise NotFound(f"task {task_id} does not exist", fix="list tasks with: kenning task list")
+    hooks.update_task(task_id, status="done", done_at=core.now())
+    done = hooks.task(task_id)
+    assert done is not None
+    return done
+
+
+def tasks(core: Core, place: Place | None, *, include_done: bool = False) -> list[TaskRow]:
+    statuses = ("open", "started", "done") if include_done else ("open", "started")
+    return hooks_of(core).tasks(core.workspace, place.project if place else None, statuses)
+
+
+def task_of(core: Core, session: SessionRow) -> TaskRow | None:
+    return hooks_of(core).task(session.task_id) if session.task_id is not None else None

@@ -1,0 +1,1 @@
+"""kenning's MCP server."""

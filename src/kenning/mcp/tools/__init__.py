@@ -1,0 +1,1 @@
+"""Tool modules of the MCP server: one per area, each with ``register(server)``."""

@@ -1,0 +1,256 @@
+"""SQL of capture, behind one small typed class so another backend can implement the same
+methods. Callers hand it redacted, chunked, classified rows; it only stores and reads them."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kenning.store.sqlite.db import Database
+
+
+@dataclass(frozen=True)
+class LedgerEntry:
+    key: str
+    tool: str
+    offset: int = 0
+    size: int = 0
+    mtime_ns: int = 0
+    head_hash: str = ""
+    fingerprint: str = ""
+    context: dict[str, Any] = field(default_factory=dict)
+    turns: int = 0
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    id: str
+    workspace: str
+    tool: str
+    project: str
+    project_name: str
+    cwd: str
+    branch: str
+    at: str
+
+
+@dataclass(frozen=True)
+class ChunkRow:
+    part: int
+    role: str
+    body: str
+    context: str
+    type: str
+    importance: int
+    confidence: float
+    rules_version: int
+
+
+@dataclass(frozen=True)
+class TurnRow:
+    session: str
+    uid: str
+    role: str
+    text: str
+    at: str
+    tool_calls: list[dict[str, str]]
+    files: list[str]
+    subagent: str
+    project: str
+    tool: str
+    chunks: list[ChunkRow]
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    workspace: str = ""
+    project: str = ""
+    tool: str = ""
+    type: str = ""
+    since: str = ""
+    until: str = ""
+    session: str = ""
+
+
+class CaptureStore:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    # -- ledger -------------------------------------------------------------------------
+    def ledger(self, key: str) -> LedgerEntry | None:
+        row = self.db.one("SELECT * FROM capture_ledger WHERE key = ?", (key,))
+        if row is None:
+            return None
+        return LedgerEntry(row["key"], row["tool"], row["offset"], row["size"], row["mtime_ns"], row["head_hash"],
+                           row["fingerprint"], json.loads(row["context"] or "{}"), row["turns"])
+
+    def commit_file(self, entry: LedgerEntry, sessions: Sequence[SessionRow], turns: Sequence[TurnRow], *,
+                    replace: bool, now: str) -> int:
+        """Store a file's new turns and advance its ledger in ONE transaction, so a crash at
+        any point leaves either both or neither. Returns the number of turns added."""
+        added = 0
+        with self.db.transaction() as conn:
+            if replace:
+                conn.execute("DELETE FROM capture_chunks WHERE turn IN (SELECT id FROM capture_turns WHERE source = ?)",
+                             (entry.key,))
+                conn.execute("DELETE FROM capture_turns WHERE source = ?", (entry.key,))
+            for s in sessions:
+                conn.execute(
+                    "INSERT INTO capture_sessions (id, workspace, tool, project, project_name, cwd, branch, first_at, last_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET"
+                    " project = CASE WHEN capture_sessions.project = '' THEN excluded.project ELSE capture_sessions.project END,"
+                    " project_name = CASE WHEN capture_sessions.project_name = '' THEN excluded.project_name"
+                    " ELSE capture_sessions.project_name END,"
+                    " cwd = CASE WHEN capture_sessions.cwd = '' THEN excluded.cwd ELSE capture_sessions.cwd END,"
+                    " branch = CASE WHEN excluded.branch != '' THEN excluded.branch ELSE capture_sessions.branch END,"
+                    " first_at = CASE WHEN capture_sessions.first_at = '' OR (excluded.first_at != ''"
+                    " AND excluded.first_at < capture_sessions.first_at) THEN excluded.first_at ELSE capture_sessions.first_at END,"
+                    " last_at = max(capture_sessions.last_at, excluded.last_at)",
+                    (s.id, s.workspace, s.tool, s.project, s.project_name, s.cwd, s.branch, s.at, s.at),
+                )
+            for t in turns:
+                cur = conn.execute(
+                    "INSERT OR IGNORE INTO capture_turns (session, uid, source, role, text, at, tool_calls, files, subagent)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (t.session, t.uid, entry.key, t.role, t.text, t.at, json.dumps(t.tool_calls), json.dumps(t.files),
+                     t.subagent),
+                )
+                if cur.rowcount != 1:
+                    continue
+                added += 1
+                turn_id = cur.lastrowid
+                conn.executemany(
+                    "INSERT INTO capture_chunks (session, turn, part, role, body, context, at, project, tool, type,"
+                    " importance, confidence, rules_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(t.session, turn_id, c.part, c.role, c.body, c.context, t.at, t.project, t.tool, c.type,
+                      c.importance, c.confidence, c.rules_version) for c in t.chunks],
+                )
+            touched = {t.session for t in turns} | {s.id for s in sessions}
+            for sid in touched:
+                conn.execute(
+                    "UPDATE capture_sessions SET turns = (SELECT count(*) FROM capture_turns WHERE session = ?),"
+                    " title = CASE WHEN title = '' THEN coalesce((SELECT substr(text, 1, 120) FROM capture_turns"
+                    " WHERE session = ? AND role = 'user' ORDER BY at, id LIMIT 1), '') ELSE title END WHERE id = ?",
+                    (sid, sid, sid),
+                )
+            conn.execute(
+                "INSERT INTO capture_ledger (key, tool, offset, size, mtime_ns, head_hash, fingerprint, context, turns,"
+                " updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET"
+                " offset = excluded.offset, size = excluded.size, mtime_ns = excluded.mtime_ns,"
+                " head_hash = excluded.head_hash, fingerprint = excluded.fingerprint, context = excluded.context,"
+                " turns = CASE WHEN ? THEN excluded.turns ELSE capture_ledger.turns + excluded.turns END,"
+                " updated_at = excluded.updated_at",
+                (entry.key, entry.tool, entry.offset, entry.size, entry.mtime_ns, entry.head_hash, entry.fingerprint,
+                 json.dumps(entry.context), added, now, 1 if replace else 0),
+            )
+        return added
+
+    # -- classification sweep ---------------------------------------------------------------
+    def chunks_to_reclassify(self, version: int, after: int, limit: int) -> list[tuple[int, str]]:
+        rows = self.db.query(
+            "SELECT id, body FROM capture_chunks WHERE rules_version != ? AND id > ? AND role != 'tool'"
+            " ORDER BY id LIMIT ?", (version, after, limit))
+        return [(r["id"], r["body"]) for r in rows]
+
+    def set_classes(self, rows: Iterable[tuple[int, str, int, float, int]]) -> None:
+        with self.db.transaction() as conn:
+            conn.executemany(
+                "UPDATE capture_chunks SET type = ?, importance = ?, confidence = ?, rules_version = ? WHERE id = ?",
+                [(t, imp, conf, ver, cid) for cid, t, imp, conf, ver in rows])
+
+    # -- reading ----------------------------------------------------------------------------
+    def search(self, match: str, filters: SearchFilters, limit: int,
+               weights: tuple[float, float] = (1.0, 0.35)) -> list[dict[str, Any]]:
+        where = ["capture_fts MATCH ?"]
+        params: list[object] = [match]
+        for column, value in (("s.workspace", filters.workspace), ("c.project", filters.project),
+                              ("c.tool", filters.tool), ("c.type", filters.type), ("c.session", filters.session)):
+            if value:
+                where.append(f"{column} = ?")
+                params.append(value)
+        if filters.since:
+            where.append("c.at >= ?")
+            params.append(filters.since)
+        if filters.until:
+            where.append("c.at <= ?")
+            params.append(filters.until)
+        sql = (
+            f"SELECT c.id, c.session, c.turn, c.part, c.role, c.body, c.at, c.project, c.tool, c.type, c.importance,"
+            f" bm25(capture_fts, {weights[0]}, {weights[1]}) AS rank, s.project_name, s.title"
+            " FROM capture_fts JOIN capture_chunks c ON c.id = capture_fts.rowid"
+            " JOIN capture_sessions s ON s.id = c.session"
+            f" WHERE {' AND '.join(where)} ORDER BY rank LIMIT ?"
+        )
+        params.append(limit)
+        return [dict(r) for r in self.db.query(sql, params)]
+
+    def session(self, session_id: str) -> dict[str, Any] | None:
+        row = self.db.one("SELECT * FROM capture_sessions WHERE id = ?", (session_id,))
+        return dict(row) if row else None
+
+    def find_sessions(self, prefix: str, limit: int = 5) -> list[dict[str, Any]]:
+        like = prefix.replace("%", "").replace("_", "\\_") + "%"
+        rows = self.db.query(
+            "SELECT * FROM capture_sessions WHERE id LIKE ? ESCAPE '\\' OR id LIKE ? ESCAPE '\\'"
+            " ORDER BY last_at DESC LIMIT ?", (like, "%:" + like, limit))
+        return [dict(r) for r in rows]
+
+    def sessions(self, workspace: str, project: str = "", limit: int = 50) -> list[dict[str, Any]]:
+        sql = "SELECT * FROM capture_sessions WHERE workspace = ?"
+        params: list[object] = [workspace]
+        if project:
+            sql += " AND project = ?"
+            params.append(project)
+        sql += " ORDER BY last_at DESC LIMIT ?"
+        params.append(limit)
+        return [dict(r) for r in self.db.query(sql, params)]
+
+    def turns(self, session_id: str, *, around: int | None = None, radius: int = 3,
+              limit: int = 10_000) -> list[dict[str, Any]]:
+        rows = self.db.query(
+            "SELECT id, uid, role, text, at, tool_calls, files, subagent FROM capture_turns WHERE session = ?"
+            " ORDER BY at, id LIMIT ?", (session_id, limit))
+        out = [dict(r) for r in rows]
+        if around is None:
+            return out
+        index = next((i for i, r in enumerate(out) if r["id"] == around), None)
+        if index is None:
+            return []
+        return out[max(0, index - radius): index + radius + 1]
+
+    def chunk(self, chunk_id: int) -> dict[str, Any] | None:
+        row = self.db.one("SELECT * FROM capture_chunks WHERE id = ?", (chunk_id,))
+        return dict(row) if row else None
+
+    def counts(self) -> dict[str, int]:
+        row = self.db.one(
+            "SELECT (SELECT count(*) FROM capture_sessions) AS sessions, (SELECT count(*) FROM capture_turns) AS turns,"
+            " (SELECT count(*) FROM capture_chunks) AS chunks")
+        return dict(row) if row else {}
+
+    def all_turn_keys(self) -> list[tuple[str, str]]:
+        return [(r["session"], r["uid"]) for r in self.db.query("SELECT session, uid FROM capture_turns")]
+
+    # -- imported memory files -------------------------------------------------------------
+    def memory_files(self, workspace: str) -> dict[str, tuple[str, str]]:
+        rows = self.db.query("SELECT path, ref, hash FROM capture_memory_files WHERE workspace = ?", (workspace,))
+        return {r["path"]: (r["ref"], r["hash"]) for r in rows}
+
+    def set_memory_file(self, workspace: str, path: str, ref: str, digest: str, now: str) -> None:
+        self.db.execute(
+            "INSERT INTO capture_memory_files (path, workspace, ref, hash, updated_at) VALUES (?, ?, ?, ?, ?)"
+            " ON CONFLICT (path) DO UPDATE SET ref = excluded.ref, hash = excluded.hash, updated_at = excluded.updated_at",
+            (path, workspace, ref, digest, now))
+
+    def drop_memory_file(self, path: str) -> None:
+        self.db.execute("DELETE FROM capture_memory_files WHERE path = ?", (path,))
+
+    def meta(self, key: str) -> str | None:
+        row = self.db.one("SELECT value FROM capture_meta WHERE key = ?", (key,))
+        return str(row["value"]) if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.db.execute("INSERT INTO capture_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET"
+                        " value = excluded.value", (key, value))

@@ -1,0 +1,156 @@
+"""Schema of what the hooks see and the work around a branch: sessions, lesson deliveries,
+branch goals, open items, progress, handoff notes, tasks, the user's rules, and a stamp that
+tells the tool-call fast path when its compiled trigger file is out of date."""
+
+from __future__ import annotations
+
+from kenning.store.sqlite.db import MigrationSet
+
+MIGRATIONS = MigrationSet("hooks")
+
+# What a change to a memory must touch for the compiled trigger file to be rebuilt: its
+# trigger, its citation, or anything that decides whether it may be handed out.
+_STAMP_COLUMNS_CHANGED = " OR ".join(
+    f"old.{c} IS NOT new.{c}" for c in ("trigger", "source_ref", "status", "hidden", "held", "scope", "kind", "citation")
+)
+_CARRIES = "(new.trigger IS NOT NULL OR old.trigger IS NOT NULL OR new.source_ref != '' OR old.source_ref != '')"
+
+MIGRATIONS.add(
+    "m001_hooks",
+    f"""
+    CREATE TABLE hook_stamp (
+        name TEXT PRIMARY KEY,
+        n INTEGER NOT NULL
+    );
+    INSERT INTO hook_stamp (name, n) VALUES ('lessons', 1);
+    CREATE TRIGGER hook_stamp_ai AFTER INSERT ON memories
+        WHEN new.trigger IS NOT NULL OR new.source_ref != '' BEGIN
+        UPDATE hook_stamp SET n = n + 1 WHERE name = 'lessons';
+    END;
+    CREATE TRIGGER hook_stamp_au AFTER UPDATE ON memories
+        WHEN {_CARRIES} AND ({_STAMP_COLUMNS_CHANGED}) BEGIN
+        UPDATE hook_stamp SET n = n + 1 WHERE name = 'lessons';
+    END;
+    CREATE TRIGGER hook_stamp_ad AFTER DELETE ON memories
+        WHEN old.trigger IS NOT NULL OR old.source_ref != '' BEGIN
+        UPDATE hook_stamp SET n = n + 1 WHERE name = 'lessons';
+    END;
+
+    CREATE TABLE hook_sessions (
+        session TEXT PRIMARY KEY,            -- "<tool>:<the tool's session id>"
+        tool TEXT NOT NULL,
+        workspace TEXT NOT NULL,
+        project TEXT NOT NULL DEFAULT '',
+        branch TEXT NOT NULL DEFAULT '',
+        cwd TEXT NOT NULL DEFAULT '',
+        started_at TEXT NOT NULL,
+        last_seen TEXT NOT NULL,
+        ended_at TEXT,
+        holdout INTEGER NOT NULL DEFAULT 0,
+        task_id INTEGER,
+        first_prompt_at TEXT,
+        opening TEXT NOT NULL DEFAULT '',
+        last_message TEXT NOT NULL DEFAULT '',
+        recalled INTEGER NOT NULL DEFAULT 0,
+        changed_files INTEGER NOT NULL DEFAULT 0,
+        stop_asked INTEGER NOT NULL DEFAULT 0,
+        prompts INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX hook_sessions_project ON hook_sessions (workspace, project, last_seen);
+
+    -- What a session was already shown once: lessons (ref), other agents (session), notes.
+    CREATE TABLE hook_shown (
+        session TEXT NOT NULL,
+        what TEXT NOT NULL,       -- 'lesson' | 'agent' | 'handoff'
+        key TEXT NOT NULL,
+        at TEXT NOT NULL,
+        PRIMARY KEY (session, what, key)
+    );
+
+    CREATE TABLE hook_asks (
+        workspace TEXT NOT NULL,
+        project TEXT NOT NULL,
+        what TEXT NOT NULL,       -- 'tidy'
+        at TEXT NOT NULL,
+        session TEXT NOT NULL DEFAULT '',
+        PRIMARY KEY (workspace, project, what)
+    );
+
+    CREATE TABLE work_goals (
+        workspace TEXT NOT NULL,
+        project TEXT NOT NULL,
+        branch TEXT NOT NULL,
+        goal TEXT NOT NULL,
+        set_by TEXT NOT NULL DEFAULT '',
+        set_at TEXT NOT NULL,
+        PRIMARY KEY (workspace, project, branch)
+    );
+
+    CREATE TABLE work_items (
+        id INTEGER PRIMARY KEY,
+        workspace TEXT NOT NULL,
+        project TEXT NOT NULL,
+        branch TEXT NOT NULL,
+        text TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        done_at TEXT,
+        by TEXT NOT NULL DEFAULT ''
+    );
+    CREATE INDEX work_items_open ON work_items (workspace, project, branch) WHERE done_at IS NULL;
+
+    CREATE TABLE work_progress (
+        id INTEGER PRIMARY KEY,
+        workspace TEXT NOT NULL,
+        project TEXT NOT NULL,
+        branch TEXT NOT NULL,
+        summary TEXT NOT NULL,
+        decisions TEXT NOT NULL DEFAULT '[]',
+        at TEXT NOT NULL,
+        by TEXT NOT NULL DEFAULT '',
+        session TEXT NOT NULL DEFAULT ''
+    );
+    CREATE INDEX work_progress_branch ON work_progress (workspace, project, branch, at);
+
+    CREATE TABLE work_handoffs (
+        id INTEGER PRIMARY KEY,
+        workspace TEXT NOT NULL,
+        project TEXT NOT NULL,
+        from_session TEXT NOT NULL DEFAULT '',
+        from_tool TEXT NOT NULL DEFAULT '',
+        to_agent TEXT NOT NULL DEFAULT '',  -- '' for every other agent, else a tool or session
+        text TEXT NOT NULL,
+        origin TEXT NOT NULL DEFAULT 'agent',
+        created_at TEXT NOT NULL
+    );
+    CREATE INDEX work_handoffs_project ON work_handoffs (workspace, project, created_at);
+
+    CREATE TABLE work_tasks (
+        id INTEGER PRIMARY KEY,
+        workspace TEXT NOT NULL,
+        project TEXT NOT NULL,
+        branch TEXT NOT NULL DEFAULT '',
+        cwd TEXT NOT NULL DEFAULT '',
+        title TEXT NOT NULL,
+        goal TEXT NOT NULL DEFAULT '',
+        status TEXT NOT NULL DEFAULT 'open' CHECK (status IN ('open', 'started', 'done')),
+        created_at TEXT NOT NULL,
+        started_at TEXT,
+        done_at TEXT,
+        session TEXT NOT NULL DEFAULT ''
+    );
+    CREATE INDEX work_tasks_project ON work_tasks (workspace, project, status);
+
+    CREATE TABLE memory_rules (
+        id INTEGER PRIMARY KEY,
+        workspace TEXT NOT NULL,
+        project TEXT NOT NULL DEFAULT '',   -- '' holds for all projects
+        kind TEXT NOT NULL CHECK (kind IN ('unused', 'proven', 'shipped', 'undone', 'sentence')),
+        n INTEGER NOT NULL DEFAULT 0,
+        memory_kind TEXT NOT NULL DEFAULT '',
+        text TEXT NOT NULL DEFAULT '',
+        enabled INTEGER NOT NULL DEFAULT 1,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    );
+    """,
+)

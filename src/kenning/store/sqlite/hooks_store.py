@@ -1,0 +1,391 @@
+"""SQL of the hooks schema: sessions the hooks saw, what each was shown, branch goals, open
+items, progress, handoff notes, tasks and rules. Plain rows in, plain dataclasses out."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime
+
+from kenning.clock import from_iso, to_iso
+from kenning.store.sqlite.db import Database
+
+
+def _t(value: str | None) -> datetime | None:
+    return from_iso(value) if value else None
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    session: str
+    tool: str
+    workspace: str
+    project: str
+    branch: str
+    cwd: str
+    started_at: datetime
+    last_seen: datetime
+    ended_at: datetime | None
+    holdout: bool
+    task_id: int | None
+    first_prompt_at: datetime | None
+    opening: str
+    last_message: str
+    recalled: bool
+    changed_files: bool
+    stop_asked: bool
+    prompts: int
+
+
+@dataclass(frozen=True)
+class TaskRow:
+    id: int
+    workspace: str
+    project: str
+    branch: str
+    cwd: str
+    title: str
+    goal: str
+    status: str
+    created_at: datetime
+    started_at: datetime | None
+    done_at: datetime | None
+    session: str
+
+
+@dataclass(frozen=True)
+class ItemRow:
+    id: int
+    branch: str
+    text: str
+    created_at: datetime
+    done_at: datetime | None
+
+
+@dataclass(frozen=True)
+class ProgressRow:
+    id: int
+    branch: str
+    summary: str
+    decisions: tuple[str, ...]
+    at: datetime
+    by: str
+
+
+@dataclass(frozen=True)
+class HandoffRow:
+    id: int
+    project: str
+    from_session: str
+    from_tool: str
+    to_agent: str
+    text: str
+    origin: str
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class RuleRow:
+    id: int
+    workspace: str
+    project: str
+    kind: str
+    n: int
+    memory_kind: str
+    text: str
+    enabled: bool
+    created_at: datetime
+
+
+def _session(row: sqlite3.Row) -> SessionRow:
+    return SessionRow(
+        session=row["session"], tool=row["tool"], workspace=row["workspace"], project=row["project"],
+        branch=row["branch"], cwd=row["cwd"], started_at=from_iso(row["started_at"]),
+        last_seen=from_iso(row["last_seen"]), ended_at=_t(row["ended_at"]), holdout=bool(row["holdout"]),
+        task_id=row["task_id"], first_prompt_at=_t(row["first_prompt_at"]), opening=row["opening"],
+        last_message=row["last_message"], recalled=bool(row["recalled"]),
+        changed_files=bool(row["changed_files"]), stop_asked=bool(row["stop_asked"]), prompts=row["prompts"],
+    )  # fmt: skip
+
+
+def _task(row: sqlite3.Row) -> TaskRow:
+    return TaskRow(
+        id=row["id"], workspace=row["workspace"], project=row["project"], branch=row["branch"], cwd=row["cwd"],
+        title=row["title"], goal=row["goal"], status=row["status"], created_at=from_iso(row["created_at"]),
+        started_at=_t(row["started_at"]), done_at=_t(row["done_at"]), session=row["session"],
+    )  # fmt: skip
+
+
+def _rule(row: sqlite3.Row) -> RuleRow:
+    return RuleRow(row["id"], row["workspace"], row["project"], row["kind"], row["n"], row["memory_kind"],
+                   row["text"], bool(row["enabled"]), from_iso(row["created_at"]))  # fmt: skip
+
+
+class HookStore:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    # -- stamp ----------------------------------------------------------------------------
+    def lesson_stamp(self) -> int:
+        row = self.db.one("SELECT n FROM hook_stamp WHERE name = 'lessons'")
+        return int(row[0]) if row else 0
+
+    def trigger_rows(self) -> list[sqlite3.Row]:
+        """Active lessons with a trigger, and lessons/decisions citing a file (every workspace)."""
+        return self.db.query(
+            "SELECT ref, trigger, source_ref, kind FROM memories WHERE status = 'active' AND hidden = 0"
+            " AND held = 0 AND citation != 'gone' AND (trigger IS NOT NULL"
+            " OR (source_ref != '' AND kind IN ('lesson', 'decision')))"
+        )
+
+    # -- sessions -------------------------------------------------------------------------
+    def session(self, key: str) -> SessionRow | None:
+        row = self.db.one("SELECT * FROM hook_sessions WHERE session = ?", (key,))
+        return _session(row) if row else None
+
+    def add_session(self, s: SessionRow) -> None:
+        self.db.execute(
+            "INSERT INTO hook_sessions (session, tool, workspace, project, branch, cwd, started_at, last_seen,"
+            " holdout, task_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session) DO NOTHING",
+            (s.session, s.tool, s.workspace, s.project, s.branch, s.cwd, to_iso(s.started_at),
+             to_iso(s.last_seen), int(s.holdout), s.task_id),
+        )  # fmt: skip
+
+    def update_session(self, key: str, **fields: object) -> None:
+        if not fields:
+            return
+        values = [to_iso(v) if isinstance(v, datetime) else (int(v) if isinstance(v, bool) else v)
+                  for v in fields.values()]  # fmt: skip
+        sets = ", ".join(f"{name} = ?" for name in fields)
+        self.db.execute(f"UPDATE hook_sessions SET {sets} WHERE session = ?", [*values, key])
+
+    def live_sessions(self, workspace: str, project: str, since: datetime) -> list[SessionRow]:
+        rows = self.db.query(
+            "SELECT * FROM hook_sessions WHERE workspace = ? AND project = ? AND ended_at IS NULL"
+            " AND last_seen >= ? ORDER BY last_seen DESC",
+            (workspace, project, to_iso(since)),
+        )
+        return [_session(r) for r in rows]
+
+    def all_sessions(self, workspace: str) -> list[SessionRow]:
+        rows = self.db.query("SELECT * FROM hook_sessions WHERE workspace = ? ORDER BY started_at", (workspace,))
+        return [_session(r) for r in rows]
+
+    # -- shown once -----------------------------------------------------------------------
+    def shown(self, session: str, what: str) -> set[str]:
+        rows = self.db.query("SELECT key FROM hook_shown WHERE session = ? AND what = ?", (session, what))
+        return {r[0] for r in rows}
+
+    def mark_shown(self, session: str, what: str, keys: list[str], at: datetime) -> None:
+        for key in keys:
+            self.db.execute(
+                "INSERT INTO hook_shown (session, what, key, at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                (session, what, key, to_iso(at)),
+            )
+
+    def shown_count(self, what: str, key: str) -> int:
+        row = self.db.one("SELECT count(*) FROM hook_shown WHERE what = ? AND key = ?", (what, key))
+        return int(row[0]) if row else 0
+
+    # -- asks -----------------------------------------------------------------------------
+    def last_ask(self, workspace: str, project: str, what: str) -> datetime | None:
+        row = self.db.one(
+            "SELECT at FROM hook_asks WHERE workspace = ? AND project = ? AND what = ?", (workspace, project, what)
+        )
+        return from_iso(row[0]) if row else None
+
+    def set_ask(self, workspace: str, project: str, what: str, at: datetime, session: str) -> None:
+        self.db.execute(
+            "INSERT INTO hook_asks (workspace, project, what, at, session) VALUES (?, ?, ?, ?, ?)"
+            " ON CONFLICT (workspace, project, what) DO UPDATE SET at = excluded.at, session = excluded.session",
+            (workspace, project, what, to_iso(at), session),
+        )
+
+    # -- goals, items, progress -----------------------------------------------------------
+    def goal(self, workspace: str, project: str, branch: str) -> str:
+        row = self.db.one(
+            "SELECT goal FROM work_goals WHERE workspace = ? AND project = ? AND branch = ?",
+            (workspace, project, branch),
+        )
+        return str(row[0]) if row else ""
+
+    def set_goal(self, workspace: str, project: str, branch: str, goal: str, by: str, at: datetime) -> None:
+        self.db.execute(
+            "INSERT INTO work_goals (workspace, project, branch, goal, set_by, set_at) VALUES (?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (workspace, project, branch) DO UPDATE SET goal = excluded.goal,"
+            " set_by = excluded.set_by, set_at = excluded.set_at",
+            (workspace, project, branch, goal, by, to_iso(at)),
+        )
+
+    def add_item(self, workspace: str, project: str, branch: str, text: str, by: str, at: datetime) -> int:
+        cur = self.db.execute(
+            "INSERT INTO work_items (workspace, project, branch, text, created_at, by) VALUES (?, ?, ?, ?, ?, ?)",
+            (workspace, project, branch, text, to_iso(at), by),
+        )
+        return int(cur.lastrowid or 0)
+
+    def items(self, workspace: str, project: str, branch: str | None, *, open_only: bool = True) -> list[ItemRow]:
+        sql = "SELECT * FROM work_items WHERE workspace = ? AND project = ?"
+        params: list[object] = [workspace, project]
+        if branch is not None:
+            sql += " AND branch = ?"
+            params.append(branch)
+        if open_only:
+            sql += " AND done_at IS NULL"
+        rows = self.db.query(sql + " ORDER BY id", params)
+        return [ItemRow(r["id"], r["branch"], r["text"], from_iso(r["created_at"]), _t(r["done_at"])) for r in rows]
+
+    def close_item(self, workspace: str, project: str, item_id: int, at: datetime) -> bool:
+        cur = self.db.execute(
+            "UPDATE work_items SET done_at = ? WHERE id = ? AND workspace = ? AND project = ? AND done_at IS NULL",
+            (to_iso(at), item_id, workspace, project),
+        )
+        return cur.rowcount > 0
+
+    def add_progress(self, workspace: str, project: str, branch: str, summary: str, decisions: list[str],
+                     by: str, session: str, at: datetime) -> int:  # fmt: skip
+        cur = self.db.execute(
+            "INSERT INTO work_progress (workspace, project, branch, summary, decisions, at, by, session)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (workspace, project, branch, summary, json.dumps(decisions), to_iso(at), by, session),
+        )
+        return int(cur.lastrowid or 0)
+
+    def progress(self, workspace: str, project: str, branch: str, limit: int = 50) -> list[ProgressRow]:
+        rows = self.db.query(
+            "SELECT * FROM work_progress WHERE workspace = ? AND project = ? AND branch = ?"
+            " ORDER BY at DESC, id DESC LIMIT ?",
+            (workspace, project, branch, limit),
+        )
+        return [ProgressRow(r["id"], r["branch"], r["summary"], tuple(json.loads(r["decisions"])),
+                            from_iso(r["at"]), r["by"]) for r in rows]  # fmt: skip
+
+    def trim_progress(self, workspace: str, project: str, branch: str, keep: int) -> None:
+        self.db.execute(
+            "DELETE FROM work_progress WHERE workspace = ? AND project = ? AND branch = ? AND id NOT IN"
+            " (SELECT id FROM work_progress WHERE workspace = ? AND project = ? AND branch = ?"
+            " ORDER BY at DESC, id DESC LIMIT ?)",
+            (workspace, project, branch, workspace, project, branch, keep),
+        )
+
+    # -- handoffs -------------------------------------------------------------------------
+    def add_handoff(self, h: HandoffRow, workspace: str) -> int:
+        cur = self.db.execute(
+            "INSERT INTO work_handoffs (workspace, project, from_session, from_tool, to_agent, text, origin,"
+            " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (workspace, h.project, h.from_session, h.from_tool, h.to_agent, h.text, h.origin, to_iso(h.created_at)),
+        )  # fmt: skip
+        return int(cur.lastrowid or 0)
+
+    def handoffs(self, workspace: str, project: str, since: datetime) -> list[HandoffRow]:
+        rows = self.db.query(
+            "SELECT * FROM work_handoffs WHERE workspace = ? AND project = ? AND created_at >= ? ORDER BY id",
+            (workspace, project, to_iso(since)),
+        )
+        return [HandoffRow(r["id"], r["project"], r["from_session"], r["from_tool"], r["to_agent"], r["text"],
+                           r["origin"], from_iso(r["created_at"])) for r in rows]  # fmt: skip
+
+    # -- tasks ----------------------------------------------------------------------------
+    def add_task(self, workspace: str, project: str, branch: str, cwd: str, title: str, goal: str,
+                 at: datetime) -> int:  # fmt: skip
+        cur = self.db.execute(
+            "INSERT INTO work_tasks (workspace, project, branch, cwd, title, goal, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (workspace, project, branch, cwd, title, goal, to_iso(at)),
+        )
+        return int(cur.lastrowid or 0)
+
+    def task(self, task_id: int) -> TaskRow | None:
+        row = self.db.one("SELECT * FROM work_tasks WHERE id = ?", (task_id,))
+        return _task(row) if row else None
+
+    def tasks(self, workspace: str, project: str | None, statuses: tuple[str, ...]) -> list[TaskRow]:
+        marks = ",".join("?" for _ in statuses)
+        sql = f"SELECT * FROM work_tasks WHERE workspace = ? AND status IN ({marks})"
+        params: list[object] = [workspace, *statuses]
+        if project is not None:
+            sql += " AND project = ?"
+            params.append(project)
+        return [_task(r) for r in self.db.query(sql + " ORDER BY id", params)]
+
+    def update_task(self, task_id: int, **fields: object) -> None:
+        values = [to_iso(v) if isinstance(v, datetime) else v for v in fields.values()]
+        sets = ", ".join(f"{name} = ?" for name in fields)
+        self.db.execute(f"UPDATE work_tasks SET {sets} WHERE id = ?", [*values, task_id])
+
+    def unclaimed_task(self, workspace: str, cwd: str, since: datetime) -> TaskRow | None:
+        row = self.db.one(
+            "SELECT * FROM work_tasks WHERE workspace = ? AND cwd = ? AND status = 'started' AND session = ''"
+            " AND started_at >= ? ORDER BY started_at DESC LIMIT 1",
+            (workspace, cwd, to_iso(since)),
+        )
+        return _task(row) if row else None
+
+    # -- rules ----------------------------------------------------------------------------
+    def add_rule(self, workspace: str, project: str, kind: str, n: int, memory_kind: str, text: str,
+                 at: datetime) -> int:  # fmt: skip
+        cur = self.db.execute(
+            "INSERT INTO memory_rules (workspace, project, kind, n, memory_kind, text, created_at, updated_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (workspace, project, kind, n, memory_kind, text, to_iso(at), to_iso(at)),
+        )
+        return int(cur.lastrowid or 0)
+
+    def rules(self, workspace: str, project: str | None = None, *, enabled_only: bool = False) -> list[RuleRow]:
+        sql = "SELECT * FROM memory_rules WHERE workspace = ?"
+        params: list[object] = [workspace]
+        if project is not None:
+            sql += " AND project IN ('', ?)"
+            params.append(project)
+        if enabled_only:
+            sql += " AND enabled = 1"
+        return [_rule(r) for r in self.db.query(sql + " ORDER BY id DESC", params)]
+
+    def rule(self, rule_id: int) -> RuleRow | None:
+        row = self.db.one("SELECT * FROM memory_rules WHERE id = ?", (rule_id,))
+        return _rule(row) if row else None
+
+    def update_rule(self, rule_id: int, at: datetime, **fields: object) -> None:
+        values = [int(v) if isinstance(v, bool) else v for v in fields.values()]
+        sets = ", ".join(f"{name} = ?" for name in fields)
+        self.db.execute(f"UPDATE memory_rules SET {sets}, updated_at = ? WHERE id = ?", [*values, to_iso(at), rule_id])
+
+    def delete_rule(self, rule_id: int) -> None:
+        self.db.execute("DELETE FROM memory_rules WHERE id = ?", (rule_id,))
+
+    # -- reads for rules ------------------------------------------------------------------
+    def use_sessions(self, refs: list[str]) -> dict[str, int]:
+        if not refs:
+            return {}
+        marks = ",".join("?" for _ in refs)
+        rows = self.db.query(
+            f"SELECT ref, count(DISTINCT session) FROM memory_uses WHERE ref IN ({marks}) AND session != ''"
+            " GROUP BY ref",
+            refs,
+        )
+        return {r[0]: int(r[1]) for r in rows}
+
+    def outcomes(self, refs: list[str]) -> dict[str, tuple[str, ...]]:
+        if not refs:
+            return {}
+        marks = ",".join("?" for _ in refs)
+        rows = self.db.query(f"SELECT memory_ref, outcome FROM decision_docs WHERE memory_ref IN ({marks})", refs)
+        found: dict[str, tuple[str, ...]] = {}
+        for r in rows:
+            found[r[0]] = found.get(r[0], ()) + tuple(json.loads(r[1]))
+        return found
+
+    def count_active(self, workspace: str, project: str) -> list[sqlite3.Row]:
+        return self.db.query(
+            "SELECT kind, trigger IS NOT NULL AS has_trigger, pinned, index_pinned, created_at, confirmed_at,"
+            " last_used_at FROM memories WHERE workspace = ? AND scope = ? AND status = 'active'",
+            (workspace, project),
+        )
+
+    def open_proposals(self, workspace: str, project: str) -> int:
+        row = self.db.one(
+            "SELECT count(*) FROM reviews WHERE workspace = ? AND scope = ? AND resolved_at IS NULL",
+            (workspace, project),
+        )
+        return int(row[0]) if row else 0

@@ -1,0 +1,83 @@
+"""The CLI as a person uses it: a real `kenning` process, real git folder, --json, errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+KENNING = [sys.executable, "-m", "kenning.cli"]
+
+
+def run(args: list[str], cwd: Path, home: Path, ok: bool = True) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "KENNING_HOME": str(home)}
+    proc = subprocess.run([*KENNING, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=60)
+    if ok:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    path = tmp_path / "shop"
+    path.mkdir()
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=path, check=True)
+    subprocess.run(["git", "remote", "add", "origin", "git@github.com:Acme/Shop.git"], cwd=path, check=True)
+    return path
+
+
+def test_remember_recall_get_list_round_trip_with_json(repo: Path, kenning_home: Path) -> None:
+    out = run(["remember", "We pin TZ=UTC in tests because CI has no time zone", "--kind", "decision", "--json"], repo, kenning_home)
+    stored = json.loads(out.stdout)
+    ref = stored["memory"]["ref"]
+    assert stored["outcome"] == "stored" and stored["memory"]["scope"] == "github.com/acme/shop"
+    found = json.loads(run(["recall", "why do tests pin the time zone", "--json"], repo, kenning_home).stdout)
+    assert [r["ref"] for r in found["results"]] == [ref]
+    text = run(["recall", "time zone tests"], repo, kenning_home).stdout
+    assert text.startswith(ref)
+    got = json.loads(run(["get", ref, "--json"], repo, kenning_home).stdout)
+    assert got[0]["kind"] == "decision" and got[0]["history"]["events"][0]["event"] == "created"
+    listed = json.loads(run(["list", "--json"], repo, kenning_home).stdout)
+    assert [m["ref"] for m in listed] == [ref]
+    docs = json.loads(run(["decision", "list", "--json"], repo, kenning_home).stdout)
+    assert docs[0]["memory"] == ref and docs[0]["outcome"] == ["To be determined."]
+
+
+def test_errors_go_to_stderr_with_a_fix_and_exit_1(repo: Path, kenning_home: Path) -> None:
+    proc = run(["remember", "We chose Kafka", "--kind", "decision"], repo, kenning_home, ok=False)
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert "error: a decision must carry its reason" in proc.stderr and "fix:" in proc.stderr
+    bad_ref = run(["get", "nonsense"], repo, kenning_home, ok=False)
+    assert bad_ref.returncode == 1 and "m:7f3a2b1c" in bad_ref.stderr
+    bad_trigger = run(["remember", "Run the linter first", "--when", "shell:.*"], repo, kenning_home, ok=False)
+    assert bad_trigger.returncode == 1 and "every command" in bad_trigger.stderr
+    assert json.loads(run(["list", "--json"], repo, kenning_home).stdout) == []
+
+
+def test_hand_repairs_and_review_and_policy(repo: Path, kenning_home: Path) -> None:
+    ref = json.loads(run(["remember", "Lint runs in CI only", "--json"], repo, kenning_home).stdout)["memory"]["ref"]
+    for verb in ("pin", "unpin", "hide", "give", "hold", "release", "protect"):
+        run([verb, ref], repo, kenning_home)
+    run(["retire", ref, "--why", "moved to pre-commit"], repo, kenning_home)
+    assert "retired" in run(["history", ref], repo, kenning_home).stdout
+    run(["bring-back", ref], repo, kenning_home)
+    assert "nothing waits" in run(["review"], repo, kenning_home).stdout
+    run(["policy", "set", "capture", "off"], repo, kenning_home)
+    pol = json.loads(run(["policy", "--json"], repo, kenning_home).stdout)
+    assert pol["capture"] == {"value": False, "source": "project"}
+    bad = run(["policy", "set", "preset", "bogus"], repo, kenning_home, ok=False)
+    assert "choose one of" in bad.stderr
+
+
+def test_status_and_help(repo: Path, kenning_home: Path) -> None:
+    run(["remember", "The shop deploys from main"], repo, kenning_home)
+    report = json.loads(run(["status", "--json"], repo, kenning_home).stdout)
+    assert report["active_by_kind"] == {"fact": 1}
+    help_text = run(["--help"], repo, kenning_home).stdout
+    for command in ("remember", "recall", "get", "list", "pin", "hide", "hold", "protect", "retire",
+                    "bring-back", "retire-session", "review", "decision", "history", "policy", "status"):  # fmt: skip
+        assert f"  {command} " in help_text or f"  {command}\n" in help_text, command

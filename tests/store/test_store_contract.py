@@ -1,0 +1,442 @@
+"""The MemoryStore contract: every backend passes this same suite.
+
+Only protocol methods are used here (no SQL), so a PostgreSQL backend runs it unchanged:
+add its factory to ``tests/store/backends.py``. Each test gets a fresh, empty store.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from backends import BACKENDS
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kenning.model import (
+    Citation,
+    DecisionDoc,
+    Kind,
+    Memory,
+    MemoryEvent,
+    Origin,
+    ReviewItem,
+    Status,
+    Trigger,
+    TriggerTool,
+)
+from kenning.store.protocol import MemoryFilter, MemoryStore, ScopeRow, UseRow
+from kenning.text import terms
+
+T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+WS = "ws"
+_refs = itertools.count(1)
+_spaces = itertools.count(1)
+
+
+@pytest.fixture(params=sorted(BACKENDS))
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[MemoryStore]:
+    opened, close = BACKENDS[request.param](tmp_path)
+    try:
+        yield opened
+    finally:
+        close()
+
+
+def fresh_ref() -> str:
+    return f"m:{next(_refs):08x}"
+
+
+def fresh_workspace() -> str:
+    # Hypothesis reuses one store across examples; a workspace per example keeps them apart.
+    return f"ws-{next(_spaces)}"
+
+
+def mem(text: str = "the api deploys from main", **changes: object) -> Memory:
+    base = Memory(
+        ref=fresh_ref(), workspace=WS, scope="proj", text=text, kind=Kind.FACT, confidence=0.7,
+        origin=Origin.AGENT, created_at=T0, confirmed_at=T0,
+    )  # fmt: skip
+    return base.evolve(**changes)
+
+
+def flt(scopes: tuple[str, ...] = ("proj",), **kw: object) -> MemoryFilter:
+    return MemoryFilter(str(kw.pop("workspace", WS)), list(scopes), **kw)  # type: ignore[arg-type]
+
+
+# -- strategies -----------------------------------------------------------------------------
+# No NUL: PostgreSQL text cannot hold it, and remember never writes one. No lone surrogates:
+# they are not encodable text.
+any_text = st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"))
+fts_syntax = st.sampled_from(
+    ['NOT', 'OR', 'AND', 'NEAR', '*', '"', '-', '^', '(', ')', ':', 'a"b', "col:x", '"quoted phrase"', "x*"]
+)
+tricky_text = st.lists(st.one_of(any_text, fts_syntax, st.sampled_from(["déjà", "naïve", "日本語", "ß", "İ"])),
+                       max_size=8).map(" ".join)  # fmt: skip
+tag = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs", "Cc", "Z")), min_size=1, max_size=12
+)
+times = st.datetimes(min_value=datetime(2000, 1, 1), max_value=datetime(2099, 12, 31), timezones=st.just(UTC))
+
+
+@st.composite
+def memories(draw: st.DrawFn) -> Memory:
+    trigger = draw(st.none() | st.builds(Trigger, st.sampled_from(TriggerTool), any_text))
+    return Memory(
+        ref=fresh_ref(), workspace=draw(any_text), scope=draw(any_text), text=draw(tricky_text),
+        kind=draw(st.sampled_from(Kind)), confidence=draw(st.floats(0.0, 1.0)),
+        origin=draw(st.sampled_from(Origin)), created_at=draw(times), confirmed_at=draw(times),
+        reason=draw(tricky_text), rejected=draw(any_text), trigger=trigger, status=draw(st.sampled_from(Status)),
+        status_at=draw(st.none() | times), status_note=draw(any_text), subject=draw(any_text),
+        origin_tool=draw(any_text), session=draw(any_text), branch=draw(any_text), pinned=draw(st.booleans()),
+        index_pinned=draw(st.booleans()), hidden=draw(st.booleans()), held=draw(st.booleans()),
+        protected=draw(st.booleans()), source_ref=draw(any_text), source_hash=draw(any_text),
+        citation=draw(st.sampled_from(Citation)), tags=tuple(draw(st.lists(tag, max_size=4))),
+        last_used_at=draw(st.none() | times), uses=draw(st.integers(0, 2**31)),
+        confirmations=draw(st.integers(0, 10**6)), recalled=draw(st.integers(0, 10**6)),
+    )  # fmt: skip
+
+
+shared_store = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+# -- memories -------------------------------------------------------------------------------
+@shared_store
+@given(memory=memories())
+def test_every_field_round_trips(store: MemoryStore, memory: Memory) -> None:
+    store.insert(memory)
+    assert store.get(memory.ref) == memory
+
+
+@shared_store
+@given(before=memories(), after=memories())
+def test_update_round_trips_every_field(store: MemoryStore, before: Memory, after: Memory) -> None:
+    store.insert(before)
+    changed = after.evolve(ref=before.ref)
+    store.update(changed)
+    assert store.get(before.ref) == changed
+
+
+def test_huge_text_round_trips_and_is_found(store: MemoryStore) -> None:
+    words = [f"word{i}" for i in range(60_000)]
+    memory = mem(" ".join(words) + " zanzibar", reason="r" * 100_000)
+    store.insert(memory)
+    assert store.get(memory.ref) == memory
+    hits = store.search(flt(), ["zanzibar"], limit=5)
+    assert [h.memory.ref for h in hits] == [memory.ref]
+
+
+def test_update_of_an_unknown_ref_fails(store: MemoryStore) -> None:
+    with pytest.raises(KeyError):
+        store.update(mem())
+
+
+def test_get_many_keeps_the_asked_order_and_skips_unknown(store: MemoryStore) -> None:
+    a, b, c = mem("alpha"), mem("bravo"), mem("charlie")
+    for m in (a, b, c):
+        store.insert(m)
+    assert [m.ref for m in store.get_many([c.ref, "m:ffffffff", a.ref])] == [c.ref, a.ref]
+    assert store.get_many([]) == []
+    assert store.get("m:ffffffff") is None
+
+
+def test_find_filters_orders_and_pages(store: MemoryStore) -> None:
+    rows = [
+        mem("one", created_at=T0, session="s1"),
+        mem("two", created_at=T0 + timedelta(hours=1), kind=Kind.LESSON, trigger=Trigger(TriggerTool.SHELL, "^npm publish")),
+        mem("three", created_at=T0 + timedelta(hours=2), status=Status.RETIRED, status_at=T0),
+        mem("four", created_at=T0 + timedelta(hours=3), scope="other", source_ref="src/db/pool.py:12"),
+        mem("five", created_at=T0 + timedelta(hours=4), workspace="elsewhere"),
+        mem("six", created_at=T0 + timedelta(hours=5), source_ref="src/db/conn.py", session="s1"),
+    ]  # fmt: skip
+    for m in rows:
+        store.insert(m)
+    texts = lambda ms: [m.text for m in ms]  # noqa: E731
+    assert texts(store.find(flt())) == ["one", "two", "six"]
+    assert texts(store.find(flt(), newest_first=True)) == ["six", "two", "one"]
+    assert texts(store.find(flt(), offset=1, limit=1)) == ["two"]
+    assert texts(store.find(flt(("proj", "other")))) == ["one", "two", "four", "six"]
+    assert texts(store.find(flt(statuses=tuple(Status)))) == ["one", "two", "three", "six"]
+    assert texts(store.find(flt(statuses=(Status.RETIRED,)))) == ["three"]
+    assert texts(store.find(flt(kinds=(Kind.LESSON,)))) == ["two"]
+    assert texts(store.find(flt(session="s1"))) == ["one", "six"]
+    assert texts(store.find(flt(with_trigger=True))) == ["two"]
+    assert texts(store.find(flt(with_trigger=False))) == ["one", "six"]
+    assert texts(store.find(flt(("proj", "other"), source_ref_like="src/db/%"))) == ["four", "six"]
+    assert store.count(flt()) == 3
+    assert store.count(flt(statuses=tuple(Status))) == 4
+    assert store.count(flt(workspace="elsewhere")) == 1
+    assert [m.text for m in store.iter_all("elsewhere")] == ["five"]
+    assert store.find(flt(())) == []
+
+
+def test_slots_by_subject_and_subjects(store: MemoryStore) -> None:
+    old = mem("dark theme", kind=Kind.PREFERENCE, subject="ui.theme", created_at=T0)
+    new = mem("light theme", kind=Kind.PREFERENCE, subject="ui.theme", created_at=T0 + timedelta(days=1))
+    gone = mem("blue theme", kind=Kind.PREFERENCE, subject="ui.color", status=Status.SUPERSEDED, status_at=T0)
+    state = mem("deploy waits", kind=Kind.STATE, subject="deploy.staging.state")
+    away = mem("tabs", kind=Kind.PREFERENCE, subject="ui.indent", scope="other")
+    for m in (new, old, gone, state, away):
+        store.insert(m)
+    assert [m.ref for m in store.by_subject(WS, ["proj"], "ui.theme")] == [old.ref, new.ref]
+    assert store.by_subject(WS, ["proj"], "ui.color") == []
+    assert sorted(store.subjects(WS, ["proj"], Kind.PREFERENCE)) == ["ui.theme"]
+    assert sorted(store.subjects(WS, ["proj", "other"], Kind.PREFERENCE)) == ["ui.indent", "ui.theme"]
+    assert store.subjects(WS, ["proj"], Kind.STATE) == ["deploy.staging.state"]
+
+
+def test_mark_recalled_counts(store: MemoryStore) -> None:
+    a, b = mem("alpha"), mem("bravo")
+    store.insert(a)
+    store.insert(b)
+    store.mark_recalled([a.ref])
+    store.mark_recalled([a.ref, b.ref])
+    store.mark_recalled([])
+    assert (store.get(a.ref).recalled, store.get(b.ref).recalled) == (2, 1)  # type: ignore[union-attr]
+
+
+def test_transaction_rolls_back_everything_and_nests(store: MemoryStore) -> None:
+    a, b = mem("alpha"), mem("bravo")
+    with pytest.raises(RuntimeError), store.transaction():
+        store.insert(a)
+        with store.transaction():
+            store.insert(b)
+        store.set_meta("k", "v")
+        raise RuntimeError("boom")
+    assert store.get(a.ref) is None and store.get(b.ref) is None
+    assert store.get_meta("k") is None
+    assert store.search(flt(), ["alpha"], limit=5) == []
+    with store.transaction(), store.transaction():
+        store.insert(a)
+    assert store.get(a.ref) == a
+
+
+# -- search ---------------------------------------------------------------------------------
+def test_search_scores_are_positive_bm25_and_rank_by_weight(store: MemoryStore) -> None:
+    in_text = mem("pooling database connections keeps latency low")
+    in_reason = mem("we keep one writer", reason="the database locks on concurrent writes")
+    unrelated = [mem(f"filler sentence number {w}") for w in ("one", "two", "three", "four")]
+    for m in (in_reason, in_text, *unrelated):
+        store.insert(m)
+    hits = store.search(flt(), terms("database"), limit=10)
+    assert [h.memory.ref for h in hits] == [in_text.ref, in_reason.ref]  # the sentence weighs most
+    assert all(h.bm25 > 0 for h in hits)
+    assert hits[0].bm25 > hits[1].bm25
+    assert hits[0].terms == frozenset(terms("database"))
+
+
+def test_search_reads_tags_and_citation_and_reports_held_terms(store: MemoryStore) -> None:
+    tagged = mem("retry the webhook", tags=("stripe", "billing"))
+    cited = mem("rounding happens once", source_ref="src/invoice/rounding.py:40")
+    for m in (tagged, cited):
+        store.insert(m)
+    assert [h.memory.ref for h in store.search(flt(), terms("billing"), limit=5)] == [tagged.ref]
+    (hit,) = store.search(flt(), terms("invoice rounding zebra"), limit=5)
+    assert hit.memory.ref == cited.ref
+    assert hit.terms == frozenset(terms("invoice rounding"))
+
+
+def test_search_stays_in_the_given_scopes_statuses_and_workspace(store: MemoryStore) -> None:
+    here = mem("kafka topics are compacted")
+    other_scope = mem("kafka topics are compacted", scope="other")
+    other_ws = mem("kafka topics are compacted", workspace="elsewhere")
+    retired = mem("kafka topics are compacted", status=Status.RETIRED, status_at=T0)
+    superseded = mem("kafka topics are compacted", status=Status.SUPERSEDED, status_at=T0)
+    for m in (here, other_scope, other_ws, retired, superseded):
+        store.insert(m)
+    q = terms("kafka")
+    assert {h.memory.ref for h in store.search(flt(), q, limit=10)} == {here.ref}
+    assert {h.memory.ref for h in store.search(flt(("proj", "other")), q, limit=10)} == {here.ref, other_scope.ref}
+    both = flt(statuses=(Status.ACTIVE, Status.SUPERSEDED))
+    assert {h.memory.ref for h in store.search(both, q, limit=10)} == {here.ref, superseded.ref}
+    assert {h.memory.ref for h in store.search(flt(statuses=tuple(Status)), q, limit=10)} == {
+        here.ref, retired.ref, superseded.ref}  # fmt: skip
+    assert store.search(flt(), [], limit=10) == []
+    assert store.search(flt(), terms("zookeeper"), limit=10) == []
+
+
+def test_search_finds_matches_beyond_a_window_of_filtered_out_rows(store: MemoryStore) -> None:
+    # Many better-ranked matches in another scope must not hide the one in ours.
+    for _ in range(300):
+        store.insert(mem("kafka kafka kafka", scope="other"))
+    mine = mem("kafka consumers restart nightly after the long compaction run of the cluster")
+    store.insert(mine)
+    assert [h.memory.ref for h in store.search(flt(), ["kafka"], limit=5)] == [mine.ref]
+
+
+def test_search_limit(store: MemoryStore) -> None:
+    for i in range(12):
+        store.insert(mem(f"redis cache entry {i}"))
+    assert len(store.search(flt(), ["redi"], limit=5)) == 5
+
+
+@shared_store
+@given(before=tricky_text, after=tricky_text)
+def test_update_keeps_the_index_in_sync(store: MemoryStore, before: str, after: str) -> None:
+    ws = fresh_workspace()
+    memory = mem(before, workspace=ws)
+    store.insert(memory)
+    where = flt(workspace=ws)
+    old, new = set(terms(before)), set(terms(after))
+    for t in old:
+        assert [h.memory.ref for h in store.search(where, [t], limit=3)] == [memory.ref], t
+    store.update(memory.evolve(text=after))
+    for t in old - new:
+        assert store.search(where, [t], limit=3) == [], t
+    for t in new:
+        assert [h.memory.ref for h in store.search(where, [t], limit=3)] == [memory.ref], t
+    # Any string is a term, never query syntax.
+    for raw in (*before.split(), '"', "*", "NOT", "-x", "a OR b"):
+        store.search(where, [raw], limit=3)
+
+
+def test_update_of_reason_tags_and_citation_reindexes(store: MemoryStore) -> None:
+    memory = mem("one writer only", reason="sqlite locks", tags=("storage",), source_ref="src/db.py")
+    store.insert(memory)
+    store.update(memory.evolve(reason="postgres advisory", tags=("infra",), source_ref="lib/pg.py"))
+    for gone in ("sqlite", "storage", "db"):
+        assert store.search(flt(), terms(gone), limit=3) == [], gone
+    for found in ("postgres", "infra", "pg"):
+        assert len(store.search(flt(), terms(found), limit=3)) == 1, found
+    # A change that leaves the indexed fields alone keeps the memory findable.
+    store.update(store.get(memory.ref).evolve(hidden=True, uses=3))  # type: ignore[union-attr]
+    assert len(store.search(flt(), terms("postgres"), limit=3)) == 1
+
+
+def test_doc_freq_counts_documents_not_occurrences(store: MemoryStore) -> None:
+    assert store.doc_freq(["anything"]) == (0, {})
+    store.insert(mem("cache cache cache invalidation"))
+    store.insert(mem("cache warming", reason="cold starts"))
+    store.insert(mem("unrelated words", tags=("cache",)))
+    total, df = store.doc_freq(terms("cache invalidation warming missing"))
+    assert total == 3
+    assert df.get("cach") == 3
+    assert df.get("invalid") == 1
+    assert df.get("warm") == 1
+    assert df.get("miss", 0) == 0
+    assert store.doc_freq([])[0] == 3
+
+
+# -- scopes ---------------------------------------------------------------------------------
+def test_scopes_upsert_and_list(store: MemoryStore) -> None:
+    row = ScopeRow(WS, "github.com/acme/shop", "project", "shop", "/src/shop", "acme", T0)
+    store.upsert_scope(row)
+    assert store.get_scope(WS, row.key) == row
+    # An upsert without root or parent keeps the known ones; other fields change.
+    store.upsert_scope(ScopeRow(WS, row.key, "project", "shop2", "", "", T0 + timedelta(days=1), T0))
+    got = store.get_scope(WS, row.key)
+    assert got is not None and (got.name, got.root, got.parent, got.removed_at) == ("shop2", "/src/shop", "acme", T0)
+    store.upsert_scope(ScopeRow(WS, "acme", "group", "acme", "", "", T0))
+    store.upsert_scope(ScopeRow("other", "x", "personal", "x", "", "", T0))
+    assert [s.key for s in store.list_scopes(WS)] == ["acme", "github.com/acme/shop"]
+    assert store.get_scope(WS, "missing") is None
+
+
+# -- history and use ------------------------------------------------------------------------
+def test_events_in_time_order(store: MemoryStore) -> None:
+    a, b = mem("alpha"), mem("bravo")
+    store.insert(a)
+    store.insert(b)
+    later = MemoryEvent(a.ref, T0 + timedelta(hours=1), "superseded", "", b.ref)
+    first = MemoryEvent(a.ref, T0, "created", "claude-code")
+    same_time = MemoryEvent(a.ref, T0 + timedelta(hours=1), "retired", "why «ü»")
+    for e in (later, first, same_time):
+        store.add_event(e)
+    store.add_event(MemoryEvent(b.ref, T0, "replaced", "", a.ref))
+    assert store.events(a.ref) == [first, later, same_time]
+    assert store.events(b.ref) == [MemoryEvent(b.ref, T0, "replaced", "", a.ref)]
+    assert store.events("m:ffffffff") == []
+
+
+def test_uses_by_ref_and_session(store: MemoryStore) -> None:
+    a, b = mem("alpha"), mem("bravo")
+    store.insert(a)
+    store.insert(b)
+    u2 = UseRow(a.ref, "s1", "codex", "main", T0 + timedelta(minutes=5))
+    u1 = UseRow(a.ref, "s2", "claude-code", "feat/x", T0)
+    u3 = UseRow(b.ref, "s1", "codex", "main", T0 + timedelta(minutes=1))
+    for u in (u2, u1, u3):
+        store.add_use(u)
+    assert store.uses(a.ref) == [u1, u2]
+    assert store.uses_in_session("s1") == [u3, u2]
+    assert store.uses_in_session("none") == []
+
+
+# -- decision docs --------------------------------------------------------------------------
+def doc(**changes: object) -> DecisionDoc:
+    base = DecisionDoc(
+        id=0, workspace=WS, scope="proj", title="Use Postgres", decision="We use Postgres because of jsonb",
+        reason="jsonb «queries»", rejected="MySQL", confidence=0.95, source_ref="db/schema.sql",
+        outcome=("To be determined.",), memory_ref="m:00000001", author="claude-code", created_at=T0,
+        updated_at=T0, area="storage",
+    )  # fmt: skip
+    from dataclasses import replace
+
+    return replace(base, **changes)  # type: ignore[arg-type]
+
+
+def test_decision_docs(store: MemoryStore) -> None:
+    saved = store.save_decision_doc(doc())
+    assert saved.id > 0 and saved == doc(id=saved.id)
+    assert store.decision_doc_by_id(saved.id) == saved
+    assert store.decision_doc(WS, "proj", "Use Postgres", "claude-code") == saved
+    assert store.decision_doc(WS, "proj", "Use Postgres", "teammate") is None
+    mine = store.save_decision_doc(doc(author="teammate", updated_at=T0 + timedelta(days=2), memory_ref="m:00000002"))
+    assert mine.id != saved.id
+    updated = doc(id=saved.id, reason="new reasoning", outcome=('Shipped in "Fix it" (link)', "Reverted: x"),
+                  updated_at=T0 + timedelta(days=3), memory_ref="m:00000003")  # fmt: skip
+    assert store.save_decision_doc(updated) == updated
+    assert store.decision_doc_by_id(saved.id) == updated
+    assert store.decision_doc_for("m:00000003") == updated
+    assert store.decision_doc_for("m:00000001") is None
+    store.save_decision_doc(doc(scope="other", title="Other"))
+    assert [d.id for d in store.decision_docs(WS, ["proj"])] == [saved.id, mine.id]  # newest update first
+    assert len(store.decision_docs(WS, ["proj", "other"])) == 3
+    assert store.decision_doc_by_id(9999) is None
+
+
+# -- reviews --------------------------------------------------------------------------------
+def test_reviews(store: MemoryStore) -> None:
+    payload: dict[str, object] = {"text": "«contradiction» \"quoted\"", "confidence": 0.7, "nested": {"a": [1, 2]}}
+    item = store.add_review(ReviewItem(0, WS, "proj", "contradiction", payload, "codex", T0, refs=("m:00000001",)))
+    assert item.id > 0
+    assert item == ReviewItem(item.id, WS, "proj", "contradiction", payload, "codex", T0, refs=("m:00000001",))
+    other = store.add_review(ReviewItem(0, WS, "other", "merge", {"text": "x"}, "agent", T0, refs=("m:1", "m:2")))
+    assert store.review(item.id) == item
+    assert [r.id for r in store.reviews(WS, ["proj", "other"])] == [item.id, other.id]
+    resolved = ReviewItem(item.id, WS, "proj", "contradiction", {**payload, "effects": {"created": ["m:3"]}},
+                          "codex", T0, resolved_at=T0 + timedelta(hours=1), resolution="keep-both", batch="b1",
+                          refs=("m:00000001",))  # fmt: skip
+    store.update_review(resolved)
+    assert store.review(item.id) == resolved
+    assert [r.id for r in store.reviews(WS, ["proj"])] == []
+    assert [r.id for r in store.reviews(WS, ["proj"], open_only=False)] == [item.id]
+    assert store.review(9999) is None
+
+
+# -- policies and meta ----------------------------------------------------------------------
+def test_policies_per_level(store: MemoryStore) -> None:
+    store.set_policy(WS, "", "preset", '"decisions-and-lessons"', T0)
+    store.set_policy(WS, "proj", "banned_words", '["acme"]', T0)
+    store.set_policy(WS, "proj", "banned_words", '["acme", "zeta"]', T0 + timedelta(days=1))
+    store.set_policy(WS, "proj", "capture", "false", T0)
+    store.set_policy("other", "proj", "capture", "true", T0)
+    assert store.policies(WS, "") == {"preset": '"decisions-and-lessons"'}
+    assert store.policies(WS, "proj") == {"banned_words": '["acme", "zeta"]', "capture": "false"}
+    store.clear_policy(WS, "proj", "capture")
+    store.clear_policy(WS, "proj", "never-set")
+    assert store.policies(WS, "proj") == {"banned_words": '["acme", "zeta"]'}
+    assert store.policies(WS, "group") == {}
+
+
+@shared_store
+@given(key=any_text, first=any_text, second=any_text)
+def test_meta(store: MemoryStore, key: str, first: str, second: str) -> None:
+    store.set_meta(key, first)
+    assert store.get_meta(key) == first
+    store.set_meta(key, second)
+    assert store.get_meta(key) == second
+    assert store.get_meta(key + "\x01missing") is None
