@@ -138,3 +138,22 @@ def test_proposals_for_refs_outside_the_project_are_refused(core: Core, place: P
         core.propose(place, "merge", [own])
     with pytest.raises(Invalid):
         core.propose(place, "rename", [own])
+
+
+def test_a_group_folder_holds_the_projects_below_it(core: Core, tmp_path: object) -> None:
+    import subprocess
+    from pathlib import Path
+
+    from kenning.core.scopes import add_group
+
+    base = Path(str(tmp_path)) / "work"
+    repo = base / "site"
+    repo.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    before = core.place(repo)
+    assert before.group == ""
+    add_group(core.store, "local", "web", base, core.now())
+    after = core.place(repo)
+    assert after.group == "group:web" and "group:web" in after.reach
+    core.set_policy(after, "group", "preset", "decisions-and-lessons")
+    assert core.policy(after).kinds.source == "group"

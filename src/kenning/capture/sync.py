@@ -242,7 +242,47 @@ def sync_all(db: Database, settings: Settings, home: Path, clock: Clock, progres
     return summary
 
 
-def environment() -> Mapping[str, str]:
-    """For entry points only: the variables that move the tools' homes."""
-    keys = ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "XDG_DATA_HOME")
-    return {k: os.environ[k] for k in keys if k in os.environ}
+ENV_KEYS = ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "XDG_DATA_HOME")
+SAMPLES = Path(__file__).parent / "samples"
+
+
+def watch_roots(home: Path, env: Mapping[str, str] | None = None) -> list[Path]:
+    """Folders whose changes mean a transcript grew."""
+    roots = [c / "projects" for c in claude_code.config_dirs(home, env)]
+    roots.append(codex.codex_home(home, env) / "sessions")
+    roots.append(gemini.gemini_home(home, env) / "tmp")
+    roots.append(opencode.db_path(home, env).parent)
+    return roots
+
+
+def sample_env() -> dict[str, str]:
+    """Tool homes pointing at the bundled sample sessions (for a first run with none of its own)."""
+    return {"CLAUDE_CONFIG_DIR": str(SAMPLES / "claude"), "CODEX_HOME": str(SAMPLES / "codex"),
+            "GEMINI_CLI_HOME": str(SAMPLES / "gemini-home"), "XDG_DATA_HOME": str(SAMPLES / "none")}
+
+
+def run_capture_job(db: Database, settings: Settings, clock: Clock, home: Path | None = None,
+                    env: Mapping[str, str] | None = None, say: Callable[[str], None] = print) -> SyncSummary:
+    """What ``make run`` does: capture this machine's transcripts, or, when it has none, the
+    bundled sample sessions into a separate demo store (and say so). Called by an entry point."""
+    home = home if home is not None else Path.home()
+    if env is None:
+        env = {k: os.environ[k] for k in ENV_KEYS if k in os.environ}
+    if discover(home, env):
+        summary = sync_all(db, settings, home, clock, env=env)
+        say(f"captured {summary.turns_added} new turns from {summary.files} transcript files "
+            f"({summary.sessions} sessions, {summary.secrets_redacted} secrets redacted)")
+        return summary
+    from kenning.store.sqlite.schema import open_database
+
+    demo = Settings(home=settings.home / "demo-capture", workspace=settings.workspace)
+    demo_db = open_database(demo.db_path)
+    try:
+        summary = sync_all(demo_db, demo, Path(SAMPLES / "none"), clock, env=sample_env(),
+                           import_memory_files=False)
+    finally:
+        demo_db.close()
+    say(f"no agent transcripts on this machine yet; captured {summary.turns_added} turns of the bundled "
+        f"sample sessions into a separate demo store: {demo.db_path}")
+    say(f"  try: kenning --home {demo.home} search timezone")
+    return summary

@@ -14,10 +14,12 @@ from kenning.errors import KenningError
 
 # Each module exposes ``register(group: click.Group) -> None``.
 COMMAND_MODULES = [
+    "kenning.cli.capture",
     "kenning.cli.memory",
     "kenning.cli.mcp",
     "kenning.cli.curate",
     "kenning.cli.run",
+    "kenning.cli.scopes",
     "kenning.cli.git",
 ]
 

@@ -56,8 +56,7 @@ def _demo_memory_round_trip() -> list[str]:
             assert stored.memory is not None
             lines.append(f"remembered  {memory_line(stored.memory)}")
             found = core.recall(place, "why do the tests pin the time zone")
-            for hit in found.hits:
-                lines.append(f"recalled    {memory_line(hit.memory)}")
+            lines.extend(f"recalled    {memory_line(hit.memory)}" for hit in found.hits)
         finally:
             core.close()
     return lines

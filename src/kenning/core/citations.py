@@ -148,15 +148,19 @@ def _digest(lines: Iterable[str]) -> str:
 
 @dataclass
 class SourceFile:
-    """One file read once per batch: its stripped lines and, per window size, every window's hash."""
+    """One file read once per batch: its stripped lines and, built on first need, every
+    window's hash per window size and an index of the names it defines."""
 
     lines: list[str]
+    indents: list[int] = field(default_factory=list)
     _windows: dict[int, set[str]] = field(default_factory=dict)
+    _names: frozenset[str] | None = None
+    _defs: dict[str, int] | None = None
 
     @classmethod
     def read(cls, path: Path) -> SourceFile:
-        text = path.read_bytes().decode("utf-8", "replace")
-        return cls([line.strip() for line in text.splitlines()])
+        raw = path.read_bytes().decode("utf-8", "replace").splitlines()
+        return cls([line.strip() for line in raw], [len(line) - len(line.lstrip()) for line in raw])
 
     def window(self, start: int, end: int) -> str | None:
         if end > len(self.lines):
@@ -172,6 +176,22 @@ class SourceFile:
 
     def whole(self) -> str:
         return _digest(self.lines)
+
+    @property
+    def names(self) -> frozenset[str]:
+        if self._names is None:
+            self._names = frozenset(_NAME.findall("\n".join(self.lines)))
+        return self._names
+
+    def definition(self, name: str) -> int | None:
+        """0-based line where ``name`` is defined (def/class/function/…, or assigned)."""
+        if self._defs is None:
+            self._defs = {}
+            for i, line in enumerate(self.lines):
+                found = _DEFINITION.match(line)
+                if found:
+                    self._defs.setdefault(found.group(1) or found.group(2), i)
+        return self._defs.get(name)
 
 
 class FileCache:
@@ -193,35 +213,32 @@ _DEF_WORDS = (
     r"def|class|function|func|fn|struct|enum|trait|interface|type|const|let|var|impl|module|object|"
     r"record|val|macro|sub|proc|protocol|extension"
 )
+# Compiled once: a per-symbol pattern costs more than the whole check (see bench/git_citations.py).
+_DEFINITION = re.compile(
+    rf"^(?:[\w@]+\s+)*?(?:{_DEF_WORDS})\s+(?:\([^)]*\)\s*)?\*?([A-Za-z_$][\w$]*)"
+    rf"|^([A-Za-z_$][\w$]*)\s*(?:[:=(<]|$)"
+)
+_NAME = re.compile(r"[A-Za-z_$][\w$]*")
 
 
-def _symbol_block(lines: list[str], raw: list[str] | None, symbol: str) -> tuple[int, int] | None:
+def _symbol_block(source: SourceFile, symbol: str) -> tuple[int, int] | None:
     """(first, last) 1-based lines of the symbol's definition block; None when the name (or a
     qualifier before it, like the class in ``Core.remember``) appears nowhere."""
     parts = [p for p in re.split(r"\.|::|#", symbol) if p]
-    name = parts[-1]
-    word = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
-    for qualifier in parts[:-1]:
-        qual = re.compile(rf"(?<![\w$]){re.escape(qualifier)}(?![\w$])")
-        if not any(qual.search(line) for line in lines):
-            return None
-    definition = re.compile(
-        rf"^(?:[\w@]+\s+)*(?:{_DEF_WORDS})\s+(?:\([^)]*\)\s*)?\*?{re.escape(name)}(?![\w$])"
-        rf"|^{re.escape(name)}\s*(?:[:=(<]|$)"
-    )
-    hit = next((i for i, line in enumerate(lines) if definition.search(line)), None)
+    if not parts or not all(part in source.names for part in parts):
+        return None
+    name, lines = parts[-1], source.lines
+    hit = source.definition(name)
     if hit is None:
+        word = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
         hit = next((i for i, line in enumerate(lines) if word.search(line)), None)
-        if hit is None:
-            return None
-        return hit + 1, hit + 1
-    source = raw if raw is not None else lines
-    indent = _indent(source[hit])
+        return (hit + 1, hit + 1) if hit is not None else None
+    indent = source.indents[hit]
     last = hit
     for j in range(hit + 1, min(len(lines), hit + MAX_BLOCK)):
         if not lines[j]:
             continue
-        if _indent(source[j]) > indent:
+        if source.indents[j] > indent:
             last = j
             continue
         if lines[j][0] in "})]" or lines[j] in ("end", "end;"):
@@ -230,21 +247,12 @@ def _symbol_block(lines: list[str], raw: list[str] | None, symbol: str) -> tuple
     return hit + 1, last + 1
 
 
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip())
-
-
-def _raw_lines(path: Path) -> list[str]:
-    return path.read_bytes().decode("utf-8", "replace").splitlines()
-
-
 class Checker:
     """Fingerprints and checks citations under one project root, reading each file once."""
 
     def __init__(self, root: Path | None) -> None:
         self.root = root.resolve() if root is not None and root.exists() else None
         self.files = FileCache()
-        self._raw: dict[Path, list[str]] = {}
         self._commits: dict[str, bool] = {}
 
     def _locate(self, path: str) -> Path | None:
@@ -255,11 +263,6 @@ class Checker:
                 return candidate
             return candidate if candidate.parent.exists() else None
         return self.root / candidate if self.root is not None else None
-
-    def _raw_of(self, path: Path) -> list[str]:
-        if path not in self._raw:
-            self._raw[path] = _raw_lines(path)
-        return self._raw[path]
 
     def fingerprint(self, source_ref: str) -> str:
         """What ``source_hash`` stores; "" when there is nothing to compare."""
@@ -276,7 +279,7 @@ class Checker:
             digest = source.window(ref.start, ref.end)
             return f"{VERSION}:{digest}" if digest else ""
         if ref.kind == "symbol":
-            block = _symbol_block(source.lines, self._raw_of(located), ref.symbol)
+            block = _symbol_block(source, ref.symbol)
             digest = source.window(*block) if block else None
             return f"{VERSION}:{digest}" if digest else ""
         return f"{VERSION}:{source.whole()}"
@@ -305,7 +308,7 @@ class Checker:
                 return Citation.SAME
             return Citation.CHANGED
         if ref.kind == "symbol":
-            block = _symbol_block(source.lines, self._raw_of(located), ref.symbol)
+            block = _symbol_block(source, ref.symbol)
             if block is None:
                 return Citation.CHANGED
             if not stored:

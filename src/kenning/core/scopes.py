@@ -41,9 +41,9 @@ def place_for(store: MemoryStore, workspace: str, cwd: Path | None, now: datetim
     if info.kind == "personal" or not info.key or info.key == PERSONAL_SCOPE:
         return personal(store, workspace, now)
     existing = store.get_scope(workspace, info.key)
-    group = existing.parent if existing else ""
     root = str(info.root) if info.root else ""
-    if existing is None or (root and existing.root != root) or existing.removed_at is not None:
+    group = (existing.parent if existing else "") or group_holding(store, workspace, root)
+    if existing is None or (root and existing.root != root) or existing.removed_at is not None or existing.parent != group:
         store.upsert_scope(ScopeRow(workspace, info.key, "project", info.name, root, group, now))
     return Place(workspace, info.key, info.name, info.root, info.branch, group)
 
@@ -60,3 +60,33 @@ def named(store: MemoryStore, workspace: str, key: str, now: datetime) -> Place:
     if row is None:
         return Place(workspace, key, key.rsplit("/", 1)[-1])
     return Place(workspace, key, row.name, Path(row.root) if row.root else None, "", row.parent)
+
+
+def group_holding(store: MemoryStore, workspace: str, root: str) -> str:
+    """The group whose folder holds this project folder (the deepest one), or ''."""
+    if not root:
+        return ""
+    best = ("", -1)
+    for scope in store.list_scopes(workspace):
+        if scope.kind != "group" or not scope.root or scope.removed_at is not None:
+            continue
+        folder = scope.root.rstrip("/") + "/"
+        if (root + "/").startswith(folder) and len(folder) > best[1]:
+            best = (scope.key, len(folder))
+    return best[0]
+
+
+def add_group(store: MemoryStore, workspace: str, name: str, folder: Path, now: datetime) -> ScopeRow:
+    """A group is a folder that holds projects; projects below it inherit its policy."""
+    from kenning.errors import Invalid
+
+    if not name.strip() or any(ch.isspace() for ch in name):
+        raise Invalid(f"group name {name!r} is not usable", fix="give a short name without spaces, e.g. web")
+    if not folder.is_dir():
+        raise Invalid(f"{folder} is not a folder", fix="give the folder that holds the group's projects")
+    row = ScopeRow(workspace, f"group:{name}", "group", name, str(folder.resolve()), "", now)
+    store.upsert_scope(row)
+    for scope in store.list_scopes(workspace):
+        if scope.kind == "project" and scope.root and group_holding(store, workspace, scope.root) == row.key:
+            store.upsert_scope(ScopeRow(workspace, scope.key, scope.kind, scope.name, scope.root, row.key, scope.created_at))
+    return row

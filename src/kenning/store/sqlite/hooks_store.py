@@ -376,12 +376,19 @@ class HookStore:
             found[r[0]] = found.get(r[0], ()) + tuple(json.loads(r[1]))
         return found
 
-    def count_active(self, workspace: str, project: str) -> list[sqlite3.Row]:
-        return self.db.query(
-            "SELECT kind, trigger IS NOT NULL AS has_trigger, pinned, index_pinned, created_at, confirmed_at,"
-            " last_used_at FROM memories WHERE workspace = ? AND scope = ? AND status = 'active'",
-            (workspace, project),
+    def tidy_counts(self, workspace: str, project: str, rest_cutoff: datetime) -> tuple[int, int, int]:
+        """(non-resting memories, preferences + decisions, lessons with a trigger) of a project."""
+        cut = to_iso(rest_cutoff)
+        row = self.db.one(
+            "SELECT sum(kind = 'preference' OR pinned = 1 OR index_pinned = 1 OR created_at >= ?"
+            " OR confirmed_at >= ? OR coalesce(last_used_at, '') >= ?),"
+            " sum(kind IN ('preference', 'decision')), sum(kind = 'lesson' AND trigger IS NOT NULL)"
+            " FROM memories WHERE workspace = ? AND scope = ? AND status = 'active'",
+            (cut, cut, cut, workspace, project),
         )
+        if row is None:
+            return 0, 0, 0
+        return int(row[0] or 0), int(row[1] or 0), int(row[2] or 0)
 
     def open_proposals(self, workspace: str, project: str) -> int:
         row = self.db.one(

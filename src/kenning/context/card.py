@@ -1,0 +1,121 @@
+"""The card of a session started from a task: up to 4,000 characters.
+
+Title and goal, project and branch, open items and other sessions, the integrations connected
+for this workspace (names only), the user's rules, and at most 5 memories chosen without a
+model and without matching words: first those citing a file the task names (a file name in
+the title or goal, or the file that defines a code name in them), then pinned ones.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from kenning.context.brief import fit
+from kenning.context.common import clip, open_parts, others_parts, rule_lines, section
+from kenning.core.lessons import cited_path, names_file
+from kenning.core.lifecycle import in_recall_pool
+from kenning.core.render import memory_line
+from kenning.gitinfo import GitError, run_git
+from kenning.model import Memory
+from kenning.store.protocol import MemoryFilter
+
+if TYPE_CHECKING:
+    from kenning.core.scopes import Place
+    from kenning.core.service import Core
+    from kenning.store.sqlite.hooks_store import SessionRow, TaskRow
+
+LIMIT = 4000
+MAX_MEMORIES = 5
+FILE_RE = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.[A-Za-z][\w]{0,7})(?![\w/])")
+# Names from code: snake_case with an underscore, CamelCase with an inner capital, or name().
+CODE_RE = re.compile(r"\b([a-z]+_[a-z0-9_]+|[A-Z][a-z0-9]+[A-Z]\w*|[A-Za-z_]\w*(?=\(\)))")
+DEFINES = r"(def|class|function|func|fn|type|interface|struct|enum|const|let|var|trait|module)\s+{}\b"
+
+
+def named_files(text: str) -> list[str]:
+    return list(dict.fromkeys(m.group(1) for m in FILE_RE.finditer(text) if not m.group(1)[0].isdigit()))
+
+
+def code_names(text: str) -> list[str]:
+    return list(dict.fromkeys(CODE_RE.findall(text)))
+
+
+def defining_files(root: Path | None, names: list[str]) -> list[str]:
+    """Files of the project that define one of ``names`` (git grep; no index, no model)."""
+    if root is None or not names:
+        return []
+    found: list[str] = []
+    for name in names[:8]:
+        try:
+            out = run_git(root, "grep", "-l", "-I", "-E", DEFINES.format(re.escape(name)), check=False, timeout=5)
+        except GitError:
+            continue
+        found.extend(line.strip() for line in out.splitlines() if line.strip())
+    return list(dict.fromkeys(found))
+
+
+def connected(core: Core) -> list[str]:
+    """Integrations connected for this workspace, by name only (never what they hold)."""
+    raw = core.store.get_meta(f"integrations.{core.workspace}")
+    try:
+        names = json.loads(raw) if raw else []
+    except ValueError:
+        return []
+    return [str(n) for n in names if isinstance(n, str)]
+
+
+def choose(core: Core, place: Place, task: TaskRow) -> list[Memory]:
+    text = f"{task.title}\n{task.goal}"
+    files = named_files(text) + defining_files(place.root, code_names(text))
+    now = core.now()
+    reach = list(place.reach)
+    citing: list[Memory] = []
+    for f in files:
+        base = f.rsplit("/", 1)[-1]
+        for m in core.store.find(MemoryFilter(core.workspace, reach, source_ref_like=f"%{base}%"), newest_first=True):
+            if m not in citing and names_file(cited_path(m.source_ref), f.lstrip("./")):
+                citing.append(m)
+    pinned: list[Memory] = []
+    if core.db is not None:
+        marks = ",".join("?" for _ in reach)
+        rows = core.db.query(
+            f"SELECT ref FROM memories WHERE workspace = ? AND scope IN ({marks}) AND status = 'active'"
+            " AND (pinned = 1 OR index_pinned = 1) ORDER BY created_at DESC",
+            [core.workspace, *reach],
+        )
+        pinned = [m for m in core.store.get_many([r[0] for r in rows]) if m not in citing]
+    citing = [m for m in citing if in_recall_pool(m, now)]
+    pinned = [m for m in pinned if in_recall_pool(m, now)]
+    return core.give_out(place, citing + pinned)[:MAX_MEMORIES]
+
+
+def build(core: Core, place: Place, task: TaskRow, session: SessionRow | None = None) -> str:
+    branch = place.branch or task.branch or "no branch"
+    lines = [f"kenning task #{task.id}: {clip(task.title, 200)}"]
+    if task.goal:
+        lines.append(clip(f"Goal: {task.goal}", 900))
+    lines.append(f"Project {place.name or place.project} · branch {branch}")
+    for title, parts in (("Open", open_parts(core, place)), ("Others", others_parts(core, place, session))):
+        if parts:
+            lines.append(section(title, parts, 450))
+    names = connected(core)
+    if names:
+        lines.append(clip("Connected: " + ", ".join(names), 300))
+    rules = rule_lines(core, place)
+    if rules:
+        lines.append("Rules:")
+        lines.extend(f"- {r}" for r in rules)
+    memories = choose(core, place, task)
+    if memories:
+        lines.append("Memory:")
+        lines.extend(f"- {memory_line(m)}" for m in memories)
+    tail = ["For more, call `recall` with what you need in your own words."]
+    return fit(lines, tail, LIMIT)
+
+
+def cwd_of(task: TaskRow) -> str:
+    return task.cwd or os.getcwd()

@@ -1,0 +1,86 @@
+"""Lines the brief and the card share: open items, other sessions, rules."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from typing import TYPE_CHECKING
+
+from kenning.core import rules, work
+from kenning.core.lifecycle import in_recall_pool
+from kenning.core.parked import branch_of_slot
+from kenning.model import Kind
+from kenning.store.protocol import MemoryFilter
+
+if TYPE_CHECKING:
+    from kenning.core.scopes import Place
+    from kenning.core.service import Core
+    from kenning.store.sqlite.hooks_store import SessionRow
+
+RECALL_LINE = "Once you know the task, call `recall` with it in your own words: memory is looked up for the task, not given here."
+
+
+def clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def scope_line(place: Place) -> str:
+    name = place.name or place.project
+    branch = place.branch if place.branch and place.branch != "HEAD" else ("detached HEAD" if place.branch else "no branch")
+    return f"Project {name} · branch {branch}"
+
+
+def parked_branches(core: Core, place: Place) -> list[str]:
+    """Other branches holding uncommitted work, from kenning's parked ``state`` memories."""
+    repo = place.name or place.project.rsplit("/", 1)[-1]
+    found = []
+    now = core.now()
+    for m in core.store.find(MemoryFilter(core.workspace, [place.project], kinds=(Kind.STATE,))):
+        branch = branch_of_slot(repo, m.subject)
+        if branch is None or branch == place.branch or not in_recall_pool(m, now):
+            continue
+        count = re.search(r"in (\d+) files?", m.text)
+        found.append(f"{branch} ({count.group(1)} files)" if count else branch)
+    return sorted(found)
+
+
+def gh_lines(place: Place) -> list[str]:
+    """Pull requests and issues waiting on you, where `gh` is installed. A hook may not use the
+    network, so only what `kenning open --gh` cached is read; without `gh` this is skipped."""
+    if shutil.which("gh") is None:
+        return []
+    return []
+
+
+def open_parts(core: Core, place: Place) -> list[str]:
+    parts = []
+    items = work.open_items(core, place)
+    if items:
+        parts.append("; ".join(clip(i, 100) for i in items[:5]) + (f" (+{len(items) - 5} more)" if len(items) > 5 else ""))
+    tasks = [t for t in work.tasks(core, place) if t.status == "open"]
+    if tasks:
+        parts.append("tasks: " + "; ".join(f"#{t.id} {clip(t.title, 60)}" for t in tasks[:3]))
+    parts.extend(gh_lines(place))
+    if work.is_trunk(place.branch):
+        parked = parked_branches(core, place)
+        if parked:
+            parts.append("uncommitted work on " + ", ".join(parked[:5]))
+    return parts
+
+
+def others_parts(core: Core, place: Place, me: SessionRow | None) -> list[str]:
+    now = core.now()
+    return [work.other_line(s, now) for s in work.live_others(core, place, me.session if me else "")[:3]]
+
+
+def rule_lines(core: Core, place: Place) -> list[str]:
+    return [clip(text, 160) for text in rules.sentences(core, place)]
+
+
+def section(title: str, parts: list[str], limit: int) -> str:
+    if not parts:
+        return ""
+    if len(parts) == 1:
+        return clip(f"{title}: {parts[0]}", limit)
+    return clip(f"{title}: " + " | ".join(parts), limit)
