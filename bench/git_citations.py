@@ -70,7 +70,7 @@ def refs_for(paths: list[str], count: int, rng: random.Random) -> list[str]:
         first = 6 + f * 7 + 1
         roll = rng.random()
         if roll < 0.4:
-            refs.append(f"{rel}:{first}-{first + 5}")
+            refs.append(f"{rel}:{first}-{first + 4}")
         elif roll < 0.55:
             refs.append(f"{rel}:{first + 2}")
         elif roll < 0.85:

@@ -190,3 +190,11 @@ def test_batch_checker_reads_each_file_once(repo: Repo) -> None:
     digests = [checker.fingerprint(r) for r in refs]
     (repo.root / "src" / "app.py").write_text("")  # the cache still holds the first reading
     assert [checker.check(r, d) for r, d in zip(refs, digests, strict=True)] == [SAME] * len(refs)
+
+
+def test_a_call_before_the_definition_does_not_stand_in_for_it(repo: Repo) -> None:
+    text = "setup(1)\n\n\ndef setup(n):\n    return n + 1\n"
+    repo.write("boot.py", text)
+    digest = fingerprint(repo.root, "boot.py:setup")
+    repo.write("boot.py", text.replace("n + 1", "n + 2"))
+    assert check(repo.root, "boot.py:setup", digest) is CHANGED

@@ -258,7 +258,7 @@ def watch_roots(home: Path, env: Mapping[str, str] | None = None) -> list[Path]:
 def sample_env() -> dict[str, str]:
     """Tool homes pointing at the bundled sample sessions (for a first run with none of its own)."""
     return {"CLAUDE_CONFIG_DIR": str(SAMPLES / "claude"), "CODEX_HOME": str(SAMPLES / "codex"),
-            "GEMINI_CLI_HOME": str(SAMPLES / "gemini-home"), "XDG_DATA_HOME": str(SAMPLES / "none")}
+            "GEMINI_CLI_HOME": str(SAMPLES / "none"), "XDG_DATA_HOME": str(SAMPLES / "none")}
 
 
 def run_capture_job(db: Database, settings: Settings, clock: Clock, home: Path | None = None,

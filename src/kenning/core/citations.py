@@ -186,11 +186,15 @@ class SourceFile:
     def definition(self, name: str) -> int | None:
         """0-based line where ``name`` is defined (def/class/function/…, or assigned)."""
         if self._defs is None:
-            self._defs = {}
+            strong: dict[str, int] = {}
+            weak: dict[str, int] = {}  # `name = …` or `name(…)`: an assignment, or maybe a call
             for i, line in enumerate(self.lines):
                 found = _DEFINITION.match(line)
-                if found:
-                    self._defs.setdefault(found.group(1) or found.group(2), i)
+                if found and found.group(1):
+                    strong.setdefault(found.group(1), i)
+                elif found:
+                    weak.setdefault(found.group(2), i)
+            self._defs = {**weak, **strong}
         return self._defs.get(name)
 
 

@@ -17,6 +17,7 @@ def all_sets() -> list[MigrationSet]:
     sets = [memory_schema.MIGRATIONS]
     sets.append(__import__("kenning.store.sqlite.hooks_schema", fromlist=["MIGRATIONS"]).MIGRATIONS)
     sets.append(importlib.import_module("kenning.store.sqlite.capture_schema").MIGRATIONS)
+    sets.append(importlib.import_module("kenning.store.sqlite.graph_schema").MIGRATIONS)
     return sets
 
 

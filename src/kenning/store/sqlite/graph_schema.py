@@ -1,0 +1,79 @@
+"""Schema of the knowledge graph and of notes: entities, temporal facts, extraction progress,
+diary entries and small per-project values."""
+
+from __future__ import annotations
+
+from kenning.store.sqlite.db import MigrationSet
+
+MIGRATIONS = MigrationSet("graph")
+
+MIGRATIONS.add(
+    "m001_graph",
+    """
+    CREATE TABLE graph_entities (
+        workspace TEXT NOT NULL,
+        id TEXT NOT NULL,                 -- normalised name: lower case, spaces folded, symbols kept (c++ != c#)
+        name TEXT NOT NULL,               -- as first written
+        type TEXT NOT NULL DEFAULT 'unknown',
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (workspace, id)
+    );
+
+    -- A fact holds over the half-open window [valid_from, valid_to): at valid_to the next one
+    -- holds, so an old and a new fact never overlap. valid_to NULL = still current.
+    CREATE TABLE graph_facts (
+        id INTEGER PRIMARY KEY,
+        workspace TEXT NOT NULL,
+        project TEXT NOT NULL DEFAULT '',     -- scope key of the project the fact belongs to
+        subject TEXT NOT NULL,                -- entity id
+        predicate TEXT NOT NULL,
+        object TEXT NOT NULL,                 -- entity id, or the text itself when object_kind = 'text'
+        object_kind TEXT NOT NULL DEFAULT 'entity',
+        area TEXT NOT NULL DEFAULT '',        -- decisions: a later one in the same area closes this one
+        valid_from TEXT NOT NULL,
+        valid_to TEXT,
+        confidence REAL NOT NULL DEFAULT 1.0,
+        origin TEXT NOT NULL DEFAULT 'asserted',  -- asserted | recorded | extracted | escalated
+        session TEXT NOT NULL DEFAULT '',
+        memory_ref TEXT NOT NULL DEFAULT '',
+        person TEXT NOT NULL DEFAULT '',
+        evidence TEXT NOT NULL DEFAULT '',
+        created_at TEXT NOT NULL,
+        ended_by INTEGER
+    );
+    -- At most one current copy of a fact: re-syncing a session can never duplicate it.
+    CREATE UNIQUE INDEX graph_facts_current ON graph_facts (workspace, subject, predicate, object, area)
+        WHERE valid_to IS NULL;
+    CREATE INDEX graph_facts_subject ON graph_facts (workspace, subject, predicate, valid_from);
+    CREATE INDEX graph_facts_object ON graph_facts (workspace, object, predicate, valid_from);
+    CREATE INDEX graph_facts_project ON graph_facts (workspace, project, valid_to, valid_from);
+
+    -- How far extraction and escalation got in each captured session.
+    CREATE TABLE graph_progress (
+        session TEXT NOT NULL,
+        kind TEXT NOT NULL,                   -- extract | escalate
+        last_turn INTEGER NOT NULL DEFAULT 0,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (session, kind)
+    );
+
+    CREATE TABLE notes_diary (
+        id INTEGER PRIMARY KEY,
+        workspace TEXT NOT NULL,
+        project TEXT NOT NULL,
+        agent TEXT NOT NULL DEFAULT '',
+        at TEXT NOT NULL,
+        text TEXT NOT NULL
+    );
+    CREATE INDEX notes_diary_project ON notes_diary (workspace, project, agent, at);
+
+    CREATE TABLE notes_values (
+        workspace TEXT NOT NULL,
+        project TEXT NOT NULL,
+        key TEXT NOT NULL,
+        value TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (workspace, project, key)
+    );
+    """,
+)

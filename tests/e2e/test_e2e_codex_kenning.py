@@ -1,0 +1,66 @@
+"""The real ``codex exec`` 0.169 with kenning installed by `kenning install codex`.
+
+Covers what the issue asks of Codex: the session start hook (brief reaches the model), the
+tool-call hook (a lesson on the shell call), that install trusted its hooks (no bypass flag is
+passed here), and capture of the rollout Codex wrote.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from e2e_support import Codex, Workspace, require_kenning
+from kenning_agent import IN_GROUP, SECRET_PASSWORD, SETTINGS_ENV, db_bytes, install_kenning, remember
+from model_server import Step
+from responses_server import ResponsesServer
+
+
+@pytest.fixture
+def kcodex(codex_cli: Path, workspace: Workspace) -> Codex:
+    codex = Codex(codex_cli, workspace)
+    install_kenning(workspace, "codex")
+    return codex
+
+
+def _input_text(body: dict[str, object]) -> str:
+    return json.dumps(body.get("input", []), ensure_ascii=False)
+
+
+def test_codex_gets_the_brief_and_a_lesson_from_trusted_hooks(kcodex: Codex) -> None:
+    ws = kcodex.ws
+    hooks_file = kcodex.codex_home / "hooks.json"
+    config = kcodex.codex_home / "config.toml"
+    assert hooks_file.exists() or "[hooks" in config.read_text(), "install wrote no Codex hooks"
+    assert "trusted_hash" in config.read_text(), "install did not trust its hooks"
+    remember(ws, "Run pytest with TZ=UTC exported, because CI has no TZ", "--kind", "lesson",
+             "--when", "shell:pytest")
+    script = [Step.call("exec_command", {"cmd": "python3 -m pytest -q tests 2>&1 | tail -1 || true"}),
+              Step.say("Tests ran.")]
+    with ResponsesServer(script=script) as model:
+        kcodex.write_config(model.url)
+        run = kcodex.run("Run the tests.", env=IN_GROUP)
+    assert run.returncode == 0, run.describe()
+    assert run.items("command_execution"), run.describe()
+    first = _input_text(model.main_requests[0])
+    assert "fix/login-tz" in first and "recall" in first, "the brief did not reach the model"
+    assert "TZ=UTC exported" not in first
+    assert "TZ=UTC exported" in _input_text(model.main_requests[1]), "the lesson did not reach the model"
+
+
+def test_sync_captures_the_codex_rollout_without_secrets(kcodex: Codex) -> None:
+    require_kenning("sync")
+    ws = kcodex.ws
+    (ws.repo / "settings.env").write_text(SETTINGS_ENV)
+    script = [Step.call("exec_command", {"cmd": "cat settings.env"}), Step.say("Read the settings.")]
+    with ResponsesServer(script=script) as model:
+        kcodex.write_config(model.url)
+        run = kcodex.run("Show me settings.env, we keep the staging database there.", env=IN_GROUP)
+    assert run.returncode == 0, run.describe()
+    [rollout] = kcodex.rollouts()
+    assert SECRET_PASSWORD in rollout.read_text()
+    ws.kenning("sync")
+    assert SECRET_PASSWORD.encode() not in db_bytes(ws)
+    found = ws.kenning("search", "staging database settings", "--json").stdout
+    assert "staging database" in found, found

@@ -1,0 +1,55 @@
+"""The real ``gemini -p`` 0.61 with kenning installed by `kenning install gemini`.
+
+Covers the session start hook (the brief reaches the model), the tool-call hook (Gemini CLI
+can only append after a call, so the lesson arrives with the tool's result) and capture of
+the session file Gemini CLI wrote.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from e2e_support import Gemini, Workspace, gemini_request_text, require_kenning
+from gemini_server import GeminiServer
+from kenning_agent import IN_GROUP, SECRET_PASSWORD, SETTINGS_ENV, db_bytes, install_kenning, remember
+from model_server import Step
+
+
+@pytest.fixture
+def kgemini(gemini_cli: Path, workspace: Workspace) -> Gemini:
+    gemini = Gemini(gemini_cli, workspace)
+    gemini.write_settings({})
+    install_kenning(workspace, "gemini")
+    return gemini
+
+
+def test_gemini_gets_the_brief_and_a_lesson_after_the_call(kgemini: Gemini) -> None:
+    ws = kgemini.ws
+    remember(ws, "Run pytest with TZ=UTC exported, because CI has no TZ", "--kind", "lesson",
+             "--when", "shell:pytest")
+    script = [Step.call("run_shell_command", {"command": "python3 -m pytest -q tests 2>&1 | tail -1 || true"}),
+              Step.say("Tests ran.")]
+    with GeminiServer(script=script, model="gemini-2.5-pro") as model:
+        run = kgemini.run("Run the tests.", model.url, env=IN_GROUP)
+    assert run.returncode == 0, run.describe()
+    first = gemini_request_text(model.main_requests[0])
+    assert "fix/login-tz" in first and "recall" in first, "the brief did not reach the model"
+    assert "TZ=UTC exported" not in first
+    assert "TZ=UTC exported" in gemini_request_text(model.main_requests[1]), "no lesson after the call"
+
+
+def test_sync_captures_the_gemini_session_without_secrets(kgemini: Gemini) -> None:
+    require_kenning("sync")
+    ws = kgemini.ws
+    (ws.repo / "settings.env").write_text(SETTINGS_ENV)
+    script = [Step.call("run_shell_command", {"command": "cat settings.env"}), Step.say("Read the settings.")]
+    with GeminiServer(script=script, model="gemini-2.5-pro") as model:
+        run = kgemini.run("Show me settings.env, we keep the staging database there.", model.url, env=IN_GROUP)
+    assert run.returncode == 0, run.describe()
+    [transcript] = kgemini.transcripts()
+    assert SECRET_PASSWORD in transcript.read_text()
+    ws.kenning("sync")
+    assert SECRET_PASSWORD.encode() not in db_bytes(ws)
+    found = ws.kenning("search", "staging database settings", "--json").stdout
+    assert "staging database" in found, found
