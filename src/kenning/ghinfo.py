@@ -88,7 +88,7 @@ class GhClient:
     def _run(self, *args: str) -> str | None:
         try:
             done = subprocess.run(
-                [self.executable, *args], cwd=self.root, capture_output=True, text=True, timeout=30, check=False,
+                [self.executable, *args], cwd=self.root, capture_output=True, text=True, timeout=10, check=False,
                 env={**_gh_env()},
             )
         except (OSError, subprocess.SubprocessError):

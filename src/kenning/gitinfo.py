@@ -351,6 +351,16 @@ def default_branch(root: Path) -> str:
     return configured or (local[0] if len(local) == 1 else "main")
 
 
+def main_ref(root: Path, main: str) -> str:
+    """The ref that holds the main branch's history: origin's copy when the local branch is
+    behind it (merges made on the forge arrive there first), else the local branch."""
+    local, remote = f"refs/heads/{main}", f"refs/remotes/origin/{main}"
+    local_sha, remote_sha = resolve(root, local), resolve(root, remote)
+    if local_sha and remote_sha and local_sha != remote_sha and is_ancestor(root, local_sha, remote_sha):
+        return remote
+    return local if local_sha else (remote if remote_sha else local)
+
+
 def is_ancestor(root: Path, older: str, newer: str) -> bool:
     try:
         done = subprocess.run(
@@ -371,7 +381,7 @@ def branch_landed(root: Path, branch: str, main: str | None = None) -> bool:
         return False
     if branch not in branches(root):
         return True
-    tip, main_tip = resolve(root, f"refs/heads/{branch}"), resolve(root, f"refs/heads/{main}")
+    tip, main_tip = resolve(root, f"refs/heads/{branch}"), resolve(root, main_ref(root, main))
     if not tip or not main_tip:
         return False
     if is_ancestor(root, tip, main_tip):
@@ -426,7 +436,7 @@ def log(root: Path, rev: str, *extra: str) -> list[Commit]:
 
 def first_parent_history(root: Path, main: str) -> list[Commit]:
     """Main's own history (first parents only): merges into it and commits made on it."""
-    return log(root, f"refs/heads/{main}", "--first-parent")
+    return log(root, main_ref(root, main), "--first-parent")
 
 
 _REVERTS = re.compile(r"This reverts commit ([0-9a-f]{7,40})", re.IGNORECASE)

@@ -87,7 +87,7 @@ _VENDOR: list[Rule] = [
     _r("linear-key", _B + r"lin_(?:api|oauth)_[A-Za-z0-9]{40}", ("lin_",)),
     _r("notion-token", _B + r"(?:secret_[A-Za-z0-9]{43}|ntn_[A-Za-z0-9]{40,50})" + _E, ("secret_", "ntn_")),
     _r("atlassian-token", r"ATATT3[A-Za-z0-9_\-=]{100,}", ("ATATT3",)),
-    _r("discord-bot-token", _B + r"[MNO][A-Za-z\d]{23,27}\.[\w-]{6}\.[\w-]{27,40}" + _E, ("",)),
+    _r("discord-bot-token", _B + r"[MNO][A-Za-z\d]{23,27}\.[\w-]{6}\.[\w-]{27,40}" + _E, ("MT", "Mj", "Mz", "ND", "NT", "Nj", "Nz", "OD", "OT")),
     _r("discord-webhook", r"discord(?:app)?\.com/api/webhooks/\d+/([\w-]{60,})", ("/api/webhooks/",), group=1),
     _r("square-token", _B + r"(?:EAAA[A-Za-z0-9_\-]{60}|sq0(?:atp|csp)-[0-9A-Za-z\-_]{22,43})", ("EAAA", "sq0")),
     _r("facebook-token", _B + r"EAA[BCDG][A-Za-z0-9]{90,}", ("EAA",)),
@@ -305,16 +305,18 @@ def find_secrets(text: str) -> list[tuple[int, int, str]]:
         # A few characters (e.g. U+0130) change length when lower-cased; keep spans aligned.
         low = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
     found: list[tuple[int, int, str]] = []
-    # Vendor rules run over the long runs only, joined by spaces; spans map back to the text.
-    run_spans = [m.span() for m in _LONG_RUN.finditer(text)]
-    runs = " ".join(text[a:b] for a, b in run_spans)
-    run_starts: list[int] = []
-    pos = 0
-    for a, b in run_spans:
-        run_starts.append(pos)
-        pos += b - a + 1
-    if runs:
-        for rule in _candidates(_VENDOR_NEEDLES, _VENDOR_BY_NEEDLE, runs, _VENDOR_ALWAYS):
+    # Vendor rules run over the long runs only, joined by spaces; spans map back to the text
+    # (computed only when a vendor needle is there, which is rare).
+    runs = " ".join(_LONG_RUN.findall(text))
+    vendor = _candidates(_VENDOR_NEEDLES, _VENDOR_BY_NEEDLE, runs, _VENDOR_ALWAYS) if runs else []
+    if vendor:
+        run_spans = [m.span() for m in _LONG_RUN.finditer(text)]
+        run_starts: list[int] = []
+        pos = 0
+        for a, b in run_spans:
+            run_starts.append(pos)
+            pos += b - a + 1
+        for rule in vendor:
             for m in rule.pattern.finditer(runs):
                 idx = bisect_right(run_starts, m.start(rule.group)) - 1
                 shift = run_spans[idx][0] - run_starts[idx]

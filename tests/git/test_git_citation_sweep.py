@@ -6,8 +6,8 @@ from gitrepo_helper import Repo
 
 from kenning.core.citations import check_all, fresh_reading
 from kenning.core.lifecycle import in_index
-from kenning.core.render import hit_marks
 from kenning.core.remember import RememberRequest
+from kenning.core.render import hit_marks
 from kenning.core.service import Core
 from kenning.model import Citation, Kind, Memory
 

@@ -254,3 +254,15 @@ def test_without_gh_the_pr_path_is_skipped(base: Repo, tmp_path: Path, monkeypat
     empty.mkdir()
     monkeypatch.setenv("PATH", str(empty))
     assert GhClient.detect(base.root) is None
+
+
+def test_branch_that_moved_on_after_its_merge_still_ships(core: Core, base: Repo) -> None:
+    doc = decide(core, base)
+    core.use([doc.memory_ref], session="s1", branch="feat")
+    feature(base, "feat")
+    sha = merge(base, "feat")
+    base.git("checkout", "-q", "feat")
+    base.commit("more work after the merge", date="2026-03-05T09:00:00Z", more="1\n")
+    base.git("checkout", "-q", "main")
+    outcomes.check(core, base.root, gh=False)
+    assert outcome(core, base, doc.title) == (f'Shipped in "feat" ({sha[:7]}), 2026-03-04',)

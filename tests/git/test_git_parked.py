@@ -151,3 +151,40 @@ def test_policy_without_state_writes_nothing(core: Core, repo: Repo) -> None:
     core.set_policy(place, "project", "preset", "decisions-and-lessons")
     report = parked.refresh(core, repo.root)
     assert report.written == [] and report.skipped
+
+
+def test_at_start_refreshes_parked_work_citations_and_outcomes(core: Core, repo: Repo) -> None:
+    from kenning.core.citations import fresh_reading
+    from kenning.core.outcomes import last_run_key
+    from kenning.core.remember import RememberRequest
+    from kenning.model import Citation
+
+    path = repo.write("src/x.py", "def f():\n    return 1\n")
+    repo.commit("init")
+    place = core.place(repo.root)
+    memory = core.remember(place, RememberRequest(text="f returns one", kind=Kind.FACT, source_ref="src/x.py:f")).memory
+    assert memory is not None
+    digest, state = fresh_reading(repo.root, "src/x.py:f")
+    core.store.update(memory.evolve(source_hash=digest, citation=state))
+    path.write_text("def f():\n    return 2\n")
+    report = parked.at_start(core, repo.root)
+    assert report is not None and len(report.written) == 1
+    assert core.get(memory.ref).citation is Citation.CHANGED
+    assert core.store.get_meta(last_run_key(core, place.project))
+
+
+def test_states_already_past_shelf_life_are_retired_once_per_workspace(
+    core: Core, repo: Repo, clock: FixedClock
+) -> None:
+    repo.commit("init", a="1\n")
+    repo.git("checkout", "-q", "-b", "old")
+    repo.write("a", "2\n")
+    old = parked.refresh(core, repo.root).written[0]
+    clock.advance(days=15)
+    assert parked.retire_stale_once(core) == [old]
+    assert core.get(old).status is Status.RETIRED
+    repo.write("a", "3\n")
+    newer = parked.refresh(core, repo.root).written[0]
+    clock.advance(days=15)
+    assert parked.retire_stale_once(core) == []  # once only: later states just fade
+    assert core.get(newer).status is Status.ACTIVE

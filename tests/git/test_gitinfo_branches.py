@@ -143,3 +143,20 @@ def test_git_dir_in_the_environment_does_not_mislead(repo: Repo, tmp_path: Path,
     repo.git("remote", "add", "origin", "https://github.com/x/mine.git")
     monkeypatch.setenv("GIT_DIR", str(other.root / ".git"))
     assert project_for(repo.root).key == "github.com/x/mine"
+
+
+def test_main_history_comes_from_origin_when_local_main_is_behind(repo: Repo, tmp_path: Path) -> None:
+    repo.commit("init", a="1\n")
+    clone = Repo(tmp_path / "clone")
+    repo.git("clone", "-q", str(repo.root), str(clone.root))
+    repo.git("checkout", "-q", "-b", "feat")
+    repo.commit("feature", f="1\n")
+    repo.git("checkout", "-q", "main")
+    repo.git("merge", "-q", "--no-ff", "-m", "Merge branch 'feat'", "feat")  # merged "on the forge"
+    clone.git("fetch", "-q", "origin")
+    clone.git("branch", "feat", "origin/feat")
+    assert gitinfo.main_ref(clone.root, "main") == "refs/remotes/origin/main"
+    assert gitinfo.branch_landed(clone.root, "feat", "main")
+    assert gitinfo.first_parent_history(clone.root, "main")[0].subject == "Merge branch 'feat'"
+    clone.commit("local only", z="1\n")  # local main moved on: it is no longer behind
+    assert gitinfo.main_ref(clone.root, "main") == "refs/heads/main"

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp import Client
 from mcp.types import Implementation
 from mcp_support import data, error_text, git_project, snapshot, text_of
 
@@ -16,6 +15,7 @@ from kenning.core.remember import RememberRequest
 from kenning.core.service import Core
 from kenning.mcp.server import INSTRUCTIONS, build_server
 from kenning.model import Kind, Origin
+from mcp import Client
 
 pytestmark = pytest.mark.anyio
 
@@ -45,7 +45,7 @@ async def call(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any
 
 async def test_tools_are_listed_with_annotations_and_instructions(client: Client) -> None:
     tools = {t.name: t for t in (await client.list_tools()).tools}
-    assert MEMORY_TOOLS <= set(tools)
+    assert set(tools) >= MEMORY_TOOLS
     for name in MEMORY_TOOLS:
         a = tools[name].annotations
         assert a is not None and a.title and a.open_world_hint is False, name
@@ -211,6 +211,10 @@ async def test_hidden_and_held_memories_never_come_out(client: Client, core: Cor
         # A near-duplicate of a hidden memory strengthens it: the result must not show it.
         await client.call_tool("remember", {"text": "The payroll export job writes to the ledger bucket"}),
         await client.call_tool("remember", {"text": "The payroll reconciliation script skips weekends"}),
+        # Restating a hidden decision: neither the memory nor its doc may show it.
+        await client.call_tool("record_decision", {
+            "title": "We run payroll exports on the ledger host", "reasoning": "the ledger bucket is private",
+        }),
     ]
     for i, result in enumerate(outputs):
         seen = text_of(result).replace("payroll export ledger bucket weekends", "")  # the query's echo
@@ -277,3 +281,11 @@ async def test_recall_as_of_marks_until(client: Client, core: Core, clock: Any, 
     past = await call(client, "recall", {"query": "deploy target web app", "as_of": "2026-03-03"})
     assert [r["ref"] for r in past["results"]] == [old["memory"]["ref"]]
     assert past["results"][0]["until"] and "until 2026-03-04" in past["results"][0]["line"]
+
+
+async def test_global_memories_reach_every_project(client: Client, core: Core, tmp_path: Path) -> None:
+    out = await call(client, "remember", {"text": "Commit messages are written in the imperative mood", "global": True})
+    assert out["memory"]["scope"] == "global"
+    other = git_project(tmp_path / "billing", remote="git@github.com:acme/billing.git")
+    found = await call(client, "recall", {"query": "commit messages imperative", "cwd": str(other)})
+    assert [r["ref"] for r in found["results"]] == [out["memory"]["ref"]]

@@ -11,9 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp import Client, StdioServerParameters
 from mcp.types import Implementation
 from mcp_support import data, error_text, git_project, snapshot
+
+from mcp import Client, StdioServerParameters
 
 pytestmark = pytest.mark.anyio
 
@@ -54,6 +55,12 @@ async def test_every_tool_over_stdio(tmp_path: Path, kenning_home: Path) -> None
         assert len(listed["memories"]) == 2
         proposal = data(await client.call_tool("propose_memory_change", {"type": "retire", "refs": [ref]}))
         assert proposal["review"] > 0
+        sessions = data(await client.call_tool("search_sessions", {"query": "tls gateway", "all_projects": True}))
+        assert sessions["hits"] == [] and sessions["note"]
+        assert "no captured session" in error_text(await client.call_tool("show_session", {"session": "s-404"}))
+        assert "no captured session" in error_text(
+            await client.call_tool("session_context", {"session": "s-404", "chunk": 1})
+        )
         before = snapshot(kenning_home / "kenning.db")
         assert "count" in error_text(await client.call_tool("recall", {"query": "tls", "count": 0}))
         assert snapshot(kenning_home / "kenning.db") == before

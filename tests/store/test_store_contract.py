@@ -72,13 +72,11 @@ def flt(scopes: tuple[str, ...] = ("proj",), **kw: object) -> MemoryFilter:
 # they are not encodable text.
 any_text = st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"))
 fts_syntax = st.sampled_from(
-    ['NOT', 'OR', 'AND', 'NEAR', '*', '"', '-', '^', '(', ')', ':', 'a"b', "col:x", '"quoted phrase"', "x*"]
+    ["NOT", "OR", "AND", "NEAR", "*", '"', "-", "^", "(", ")", ":", 'a"b', "col:x", '"quoted phrase"', "x*"]
 )
 tricky_text = st.lists(st.one_of(any_text, fts_syntax, st.sampled_from(["déjà", "naïve", "日本語", "ß", "İ"])),
                        max_size=8).map(" ".join)  # fmt: skip
-tag = st.text(
-    alphabet=st.characters(blacklist_categories=("Cs", "Cc", "Z")), min_size=1, max_size=12
-)
+tag = st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc", "Z")), min_size=1, max_size=12)
 times = st.datetimes(min_value=datetime(2000, 1, 1), max_value=datetime(2099, 12, 31), timezones=st.just(UTC))
 
 
@@ -100,7 +98,9 @@ def memories(draw: st.DrawFn) -> Memory:
     )  # fmt: skip
 
 
-shared_store = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+shared_store = settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 
 
 # -- memories -------------------------------------------------------------------------------
@@ -249,7 +249,10 @@ def test_search_stays_in_the_given_scopes_statuses_and_workspace(store: MemorySt
         store.insert(m)
     q = terms("kafka")
     assert {h.memory.ref for h in store.search(flt(), q, limit=10)} == {here.ref}
-    assert {h.memory.ref for h in store.search(flt(("proj", "other")), q, limit=10)} == {here.ref, other_scope.ref}
+    assert {h.memory.ref for h in store.search(flt(("proj", "other")), q, limit=10)} == {
+        here.ref,
+        other_scope.ref,
+    }
     both = flt(statuses=(Status.ACTIVE, Status.SUPERSEDED))
     assert {h.memory.ref for h in store.search(both, q, limit=10)} == {here.ref, superseded.ref}
     assert {h.memory.ref for h in store.search(flt(statuses=tuple(Status)), q, limit=10)} == {
@@ -328,7 +331,12 @@ def test_scopes_upsert_and_list(store: MemoryStore) -> None:
     # An upsert without root or parent keeps the known ones; other fields change.
     store.upsert_scope(ScopeRow(WS, row.key, "project", "shop2", "", "", T0 + timedelta(days=1), T0))
     got = store.get_scope(WS, row.key)
-    assert got is not None and (got.name, got.root, got.parent, got.removed_at) == ("shop2", "/src/shop", "acme", T0)
+    assert got is not None and (got.name, got.root, got.parent, got.removed_at) == (
+        "shop2",
+        "/src/shop",
+        "acme",
+        T0,
+    )
     store.upsert_scope(ScopeRow(WS, "acme", "group", "acme", "", "", T0))
     store.upsert_scope(ScopeRow("other", "x", "personal", "x", "", "", T0))
     assert [s.key for s in store.list_scopes(WS)] == ["acme", "github.com/acme/shop"]
@@ -384,7 +392,9 @@ def test_decision_docs(store: MemoryStore) -> None:
     assert store.decision_doc_by_id(saved.id) == saved
     assert store.decision_doc(WS, "proj", "Use Postgres", "claude-code") == saved
     assert store.decision_doc(WS, "proj", "Use Postgres", "teammate") is None
-    mine = store.save_decision_doc(doc(author="teammate", updated_at=T0 + timedelta(days=2), memory_ref="m:00000002"))
+    mine = store.save_decision_doc(
+        doc(author="teammate", updated_at=T0 + timedelta(days=2), memory_ref="m:00000002")
+    )
     assert mine.id != saved.id
     updated = doc(id=saved.id, reason="new reasoning", outcome=('Shipped in "Fix it" (link)', "Reverted: x"),
                   updated_at=T0 + timedelta(days=3), memory_ref="m:00000003")  # fmt: skip
@@ -400,11 +410,21 @@ def test_decision_docs(store: MemoryStore) -> None:
 
 # -- reviews --------------------------------------------------------------------------------
 def test_reviews(store: MemoryStore) -> None:
-    payload: dict[str, object] = {"text": "«contradiction» \"quoted\"", "confidence": 0.7, "nested": {"a": [1, 2]}}
-    item = store.add_review(ReviewItem(0, WS, "proj", "contradiction", payload, "codex", T0, refs=("m:00000001",)))
+    payload: dict[str, object] = {
+        "text": '«contradiction» "quoted"',
+        "confidence": 0.7,
+        "nested": {"a": [1, 2]},
+    }
+    item = store.add_review(
+        ReviewItem(0, WS, "proj", "contradiction", payload, "codex", T0, refs=("m:00000001",))
+    )
     assert item.id > 0
-    assert item == ReviewItem(item.id, WS, "proj", "contradiction", payload, "codex", T0, refs=("m:00000001",))
-    other = store.add_review(ReviewItem(0, WS, "other", "merge", {"text": "x"}, "agent", T0, refs=("m:1", "m:2")))
+    assert item == ReviewItem(
+        item.id, WS, "proj", "contradiction", payload, "codex", T0, refs=("m:00000001",)
+    )
+    other = store.add_review(
+        ReviewItem(0, WS, "other", "merge", {"text": "x"}, "agent", T0, refs=("m:1", "m:2"))
+    )
     assert store.review(item.id) == item
     assert [r.id for r in store.reviews(WS, ["proj", "other"])] == [item.id, other.id]
     resolved = ReviewItem(item.id, WS, "proj", "contradiction", {**payload, "effects": {"created": ["m:3"]}},

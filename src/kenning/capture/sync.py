@@ -32,6 +32,7 @@ SOURCES: dict[str, ModuleType] = {
     claude_code.TOOL: claude_code, codex.TOOL: codex, gemini.TOOL: gemini, opencode.TOOL: opencode,
 }
 HEAD_BYTES = 4096
+TOOL_INDEX_CHARS = 500
 SWEEP_BATCH = 2000
 SWEEP_MAX = 50_000  # chunks reclassified per sync at most; the rest on the next one
 
@@ -107,24 +108,38 @@ def _rows(events: list[Event], projects: _Projects, settings: Settings, summary:
           previous: dict[str, str]) -> tuple[list[SessionRow], list[TurnRow]]:
     sessions: dict[str, SessionRow] = {}
     turns: list[TurnRow] = []
+    # A title line comes before any line that names the folder: borrow the session's folder.
+    folder: dict[str, str] = {}
     for ev in events:
-        project, name, enabled = projects.of(ev.cwd)
+        if ev.cwd:
+            folder.setdefault(ev.session, ev.cwd)
+    for ev in events:
+        cwd = ev.cwd or folder.get(ev.session, "")
+        if cwd:
+            project, name, enabled = projects.of(cwd)
+        else:
+            project, name, enabled = "", "", projects.of("")[2]
         if not enabled:
             summary.capture_off_turns += 1
             continue
         text, found = redact_count(ev.text)
         summary.secrets_redacted += found
         if ev.session not in sessions or (ev.time and ev.time > sessions[ev.session].at):
-            sessions[ev.session] = SessionRow(ev.session, settings.workspace, ev.tool, project, name, ev.cwd,
+            sessions[ev.session] = SessionRow(ev.session, settings.workspace, ev.tool, project, name, cwd,
                                               ev.branch, ev.time)
         chunks: list[ChunkRow] = []
         context = chunking.context_of(previous.get(ev.session, ""))
-        for part, body in enumerate(chunking.windows(text)):
-            if ev.role == "tool":
-                chunks.append(ChunkRow(part, ev.role, body, "", "general", 0, 0.0, RULES_VERSION))
-            else:
+        if ev.role == "tool":
+            # Tool output is kept whole on the turn but only its head is indexed: it matches many
+            # words yet rarely holds the answer, and indexing all of it halves capture speed.
+            head = text[:TOOL_INDEX_CHARS].strip()
+            if head:
+                chunks.append(ChunkRow(0, ev.role, head, "", "general", 0, 0.0, RULES_VERSION))
+        else:
+            for part, body in enumerate(chunking.windows(text)):
                 c = classify(body)
-                chunks.append(ChunkRow(part, ev.role, body, context, c.type, c.importance, c.confidence, RULES_VERSION))
+                chunks.append(ChunkRow(part, ev.role, body, context, c.type, c.importance, c.confidence,
+                                       RULES_VERSION))
         if text.strip() and ev.role != "tool":
             previous[ev.session] = text
         calls = [{"name": c.name, "input": redact(c.summary)} for c in ev.tool_calls]

@@ -17,10 +17,14 @@ COMMAND_MODULES = [
     "kenning.cli.capture",
     "kenning.cli.memory",
     "kenning.cli.mcp",
+    "kenning.cli.install",
     "kenning.cli.curate",
     "kenning.cli.run",
     "kenning.cli.scopes",
     "kenning.cli.git",
+    "kenning.cli.hooks",
+    "kenning.cli.work",
+    "kenning.cli.graph",
 ]
 
 

@@ -1,1 +1,1 @@
-"""What a session is given: the start brief, the task card, prompt notes and the memory index."""
+"""What a session is handed at its start: the wake-up bundle and the resume of the last work."""

@@ -27,8 +27,11 @@ def clip(text: str, limit: int) -> str:
 
 def scope_line(place: Place) -> str:
     name = place.name or place.project
-    branch = place.branch if place.branch and place.branch != "HEAD" else ("detached HEAD" if place.branch else "no branch")
-    return f"Project {name} · branch {branch}"
+    if not place.branch:
+        return f"Project {name} · no branch"
+    if place.branch == "HEAD":
+        return f"Project {name} · detached HEAD"
+    return f"Project {name} · branch {place.branch}"
 
 
 def parked_branches(core: Core, place: Place) -> list[str]:

@@ -96,13 +96,15 @@ def find_landing(root: Path, branch: str, main: str, history: list[gitinfo.Commi
             landing = on_main[tip]  # fast-forward (or never left main: the date check decides)
         else:
             try:
-                out = gitinfo.run_git(root, "rev-list", "--first-parent", "--ancestry-path", f"{tip}..refs/heads/{main}")
+                out = gitinfo.run_git(root, "rev-list", "--first-parent", "--ancestry-path", f"{tip}..{gitinfo.main_ref(root, main)}")
             except gitinfo.GitError:
                 out = ""
             oldest = out.split()[-1] if out.split() else ""
             landing = on_main.get(oldest)
-    else:
-        # The branch is gone: only a merge commit naming it is evidence.
+    if landing is not None and landing.date < since:
+        landing = None  # it was on main before any session on the branch cited the decision
+    if landing is None:
+        # The branch is gone (or moved on since it merged): a merge commit naming it is evidence.
         for commit in reversed(history):
             named = next((m for m in (p.match(commit.subject) for p in _MERGE_SUBJECTS) if m), None)
             if named and named.group("branch") == branch and commit.date >= since:
@@ -117,7 +119,7 @@ def find_landing(root: Path, branch: str, main: str, history: list[gitinfo.Commi
 def find_revert(root: Path, main: str, landing: gitinfo.Commit) -> gitinfo.Commit | None:
     """A commit on main saying "This reverts commit <landing id>" within 30 days of it."""
     until = landing.date + REVERT_WINDOW
-    candidates = gitinfo.log(root, f"refs/heads/{main}", "--grep=This reverts commit", f"--since={to_iso(landing.date)}")
+    candidates = gitinfo.log(root, gitinfo.main_ref(root, main), "--grep=This reverts commit", f"--since={to_iso(landing.date)}")
     for commit in reversed(candidates):
         if commit.date > until or commit.date < landing.date:
             continue

@@ -13,6 +13,7 @@ The project's policy still decides whether ``state`` memories are kept at all.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kenning import gitinfo
+from kenning.clock import to_iso
 from kenning.errors import Refused
 from kenning.model import Kind, Memory, MemoryEvent, Origin, Status
 from kenning.store.protocol import MemoryFilter
@@ -157,9 +159,37 @@ def _fresh_ref(core: Core) -> str:
             return ref
 
 
+def retire_stale_once(core: Core) -> list[str]:
+    """Once per workspace: retire every ``state`` memory already past its 14-day shelf life
+    (they reach no session anyway; this clears them from the Memory list). Later ones stay
+    active and simply fade, as the shelf-life rule says."""
+    from kenning.core.lifecycle import is_stale
+
+    key = f"parked.stale_retired.{core.workspace}"
+    if core.store.get_meta(key):
+        return []
+    now, retired = core.now(), []
+    for memory in core.store.iter_all(core.workspace):
+        if memory.kind is Kind.STATE and memory.status is Status.ACTIVE and is_stale(memory, now):
+            core.retire(memory.ref, "past its 14-day shelf life when kenning first tidied this workspace")
+            retired.append(memory.ref)
+    core.store.set_meta(key, to_iso(now))
+    return retired
+
+
 def at_start(core: Core, cwd: Path | str | None = None) -> ParkedReport | None:
-    """What a session start (hook or MCP server) runs; best effort, never raises."""
-    try:
-        return refresh(core, cwd if cwd is not None else os.getcwd())
-    except (gitinfo.GitError, OSError):
-        return None
+    """What a session start (hook or MCP server) runs, each part best effort, never raising:
+    the one-time stale-state tidy, parked work, the project's citation states, and (at most
+    hourly) decision outcomes."""
+    from kenning.core import citations, outcomes
+
+    folder = cwd if cwd is not None else os.getcwd()
+    report: ParkedReport | None = None
+    retire_stale_once(core)
+    with contextlib.suppress(gitinfo.GitError, OSError):
+        report = refresh(core, folder)
+    if report is not None and report.project != gitinfo.PERSONAL_KEY:
+        with contextlib.suppress(OSError):
+            citations.check_all(core, report.project)
+    outcomes.maybe_check_outcomes(core, folder)
+    return report

@@ -57,6 +57,34 @@ def _idf(total: int, df: int) -> float:
     return math.log(1.0 + (total - df + 0.5) / (df + 0.5))
 
 
+def _needed_terms(query_terms: list[str], weights: dict[str, float], df: dict[str, int]) -> list[str]:
+    """The rarest query terms that a memory must hold one of to clear the coverage bar.
+
+    A memory holding none of them covers at most the weight of the common rest, which is
+    under the bar, so it would be dropped anyway: leaving the common terms out of the index
+    query loses no result and spares reading their long posting lists (at 100k memories a
+    word like "test" is in a third of them). They still count in coverage below.
+    """
+    if len(query_terms) < 2:
+        return query_terms
+    total = sum(weights.values())
+    rest = total
+    needed: list[str] = []
+    for term in sorted(query_terms, key=lambda t: (df.get(t, 0), t)):
+        if needed and rest < COVERAGE_BAR * total:
+            break
+        needed.append(term)
+        rest -= weights[term]
+    return needed
+
+
+def _held_terms(memory: Memory) -> frozenset[str]:
+    # The same fields, stemmed the same way, as the store indexes (kenning.text.index_text).
+    return frozenset(
+        terms(memory.text) + terms(memory.reason) + terms(" ".join(memory.tags)) + terms(memory.source_ref)
+    )
+
+
 def _score_phrasing(
     store: MemoryStore, flt: MemoryFilter, phrase: str, now: datetime, as_of: datetime | None, window: int
 ) -> dict[str, tuple[Hit, float, float]]:
@@ -66,7 +94,8 @@ def _score_phrasing(
     total, df = store.doc_freq(query_terms)
     weights = {t: _idf(total, df.get(t, 0)) for t in query_terms}
     weight_sum = sum(weights.values()) or 1.0
-    hits = store.search(flt, query_terms, limit=window)
+    wanted = set(query_terms)
+    hits = store.search(flt, _needed_terms(query_terms, weights, df), limit=window)
     out: dict[str, tuple[Hit, float, float]] = {}
     reference = as_of or now
     for hit in hits:
@@ -76,7 +105,8 @@ def _score_phrasing(
                 continue
         elif not in_recall_pool(memory, now):
             continue
-        coverage = sum(weights[t] for t in hit.terms if t in weights) / weight_sum
+        held = hit.terms if len(query_terms) == 1 else _held_terms(memory) & wanted
+        coverage = sum(weights[t] for t in held) / weight_sum
         if len(query_terms) > 1 and coverage < COVERAGE_BAR:
             continue
         age_days = max(0.0, (reference - max(memory.created_at, memory.confirmed_at)) / timedelta(days=1))

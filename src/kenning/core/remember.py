@@ -226,7 +226,8 @@ def _write(
             ))  # fmt: skip
             return RememberResult("held_for_review", None, review=item, warnings=warnings)
 
-    pinned_now = [m for m in store.find(flt) if m.pinned or m.index_pinned]
+    # Only a write that pins needs the index; reading every memory on each write costs ~1 s at 10k.
+    pinned_now = [m for m in store.find(flt) if m.pinned or m.index_pinned] if request.index else []
     if request.index and len(pinned_now) >= INDEX_PIN_CAP:
         if not request.unindex:
             return RememberResult("index_full", None, index=pinned_now, warnings=[

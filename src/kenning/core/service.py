@@ -10,18 +10,22 @@ import importlib
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kenning.clock import Clock, SystemClock, parse_as_of
 from kenning.config import Settings
-from kenning.core import curation, decisions, policy, reviews
+from kenning.core import curation, policy
 from kenning.core import recall as recall_mod
-from kenning.core import remember as remember_mod
 from kenning.core.lifecycle import in_recall_pool
 from kenning.core.scopes import Place, named, personal, place_for
 from kenning.model import DecisionDoc, Memory, ReviewItem, Trigger
 from kenning.store.protocol import MemoryFilter, MemoryStore
 from kenning.store.sqlite.db import Database
 from kenning.store.sqlite.memories import SqliteMemoryStore
+
+if TYPE_CHECKING:
+    from kenning.core import decisions
+    from kenning.core import remember as remember_mod
 
 Gate = Callable[[Place, list[Memory]], list[Memory]]
 
@@ -82,11 +86,15 @@ class Core:
 
     # -- write / read ---------------------------------------------------------------------
     def remember(self, place: Place, request: remember_mod.RememberRequest) -> remember_mod.RememberResult:
+        from kenning.core import remember as remember_mod  # lazy: hooks never write memories
+
         return remember_mod.remember(self.store, place, request, self.now())
 
     def record_decision(
         self, place: Place, request: remember_mod.RememberRequest
     ) -> decisions.DecisionResult:
+        from kenning.core import decisions
+
         return decisions.record(self.store, place, request, self.now())
 
     def give_out(self, place: Place, memories: list[Memory]) -> list[Memory]:
@@ -125,6 +133,7 @@ class Core:
         return in_recall_pool(memory, self.now())
 
     def use(self, refs: Sequence[str], *, session: str = "", tool: str = "", branch: str = "") -> list[str]:
+        from kenning.core import remember as remember_mod  # lazy: hooks never write memories
         from kenning.ids import normalize_ref
 
         normal = [normalize_ref(r) for r in refs]
@@ -174,6 +183,8 @@ class Core:
         return self.store.decision_docs(place.workspace, list(place.reach))
 
     def add_outcome(self, doc: DecisionDoc, line: str) -> DecisionDoc:
+        from kenning.core import decisions
+
         return decisions.add_outcome(self.store, doc, line, self.now())
 
     # -- needs review ---------------------------------------------------------------------
@@ -191,17 +202,25 @@ class Core:
         why: str = "",
         proposed_by: str = "agent",
     ) -> ReviewItem:
+        from kenning.core import reviews
+
         return reviews.propose(
             self.store, place, kind, refs, self.now(), text=text, when=when, why=why, proposed_by=proposed_by
         )
 
     def resolve_review(self, place: Place, review_id: int, choice: str) -> ReviewItem:
+        from kenning.core import reviews
+
         return reviews.resolve(self.store, place, review_id, choice, self.now())
 
     def accept_all(self, place: Place) -> tuple[str, list[ReviewItem]]:
+        from kenning.core import reviews
+
         return reviews.accept_all(self.store, place, self.now())
 
     def undo_batch(self, place: Place, batch: str) -> list[ReviewItem]:
+        from kenning.core import reviews
+
         return reviews.undo(self.store, place, batch, self.now())
 
     # -- policy ---------------------------------------------------------------------------

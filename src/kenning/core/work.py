@@ -7,14 +7,12 @@ Everything here is plain reads and writes of the hooks schema; no git, no model.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from kenning.core.write_rules import TRANSIENT_RE
+from kenning.core import holdout
 from kenning.errors import Invalid, NotFound, Refused
-from kenning.redact import redact
 from kenning.store.sqlite.hooks_store import HandoffRow, HookStore, SessionRow, TaskRow
 
 if TYPE_CHECKING:
@@ -26,7 +24,6 @@ TRUNK_PROGRESS_KEPT = 20
 LIVE_WINDOW = timedelta(minutes=30)
 HANDOFF_WINDOW = timedelta(days=7)
 TASK_CLAIM_WINDOW = timedelta(hours=2)
-HOLDOUT_ONE_IN = 4
 MAX_TEXT = 1000
 
 
@@ -46,6 +43,8 @@ def _clean(text: str, what: str) -> str:
         raise Invalid(f"{what} is empty", fix=f"give the {what} as one or two sentences")
     if len(text) > MAX_TEXT:
         raise Invalid(f"{what} is {len(text)} characters long", fix=f"keep it under {MAX_TEXT} characters")
+    from kenning.redact import redact  # imported on write only: hooks that only read start faster
+
     return redact(text)
 
 
@@ -54,8 +53,7 @@ def _clean(text: str, what: str) -> str:
 
 def holdout_by_hash(session_id: str) -> bool:
     """One session in four, decided from the session id alone so every hook run agrees."""
-    digest = hashlib.sha256(session_id.encode("utf-8", "replace")).digest()
-    return digest[0] % HOLDOUT_ONE_IN == 0
+    return holdout.by_hash(session_id)
 
 
 # ------------------------------------------------------------------------------ sessions
@@ -66,7 +64,7 @@ def session_key(tool: str, session_id: str) -> str:
 
 
 def ensure_session(core: Core, place: Place, tool: str, session_id: str, cwd: str, *,
-                   holdout: bool | None = None) -> SessionRow:  # fmt: skip
+                   forced: bool | None = None) -> SessionRow:  # fmt: skip
     """The session's row, created on first sight. The holdout group is decided once (a forced
     group from the entry point wins, and is recorded)."""
     hooks, now = hooks_of(core), core.now()
@@ -74,7 +72,7 @@ def ensure_session(core: Core, place: Place, tool: str, session_id: str, cwd: st
     row = hooks.session(key)
     if row is None:
         task = hooks.unclaimed_task(core.workspace, cwd, now - TASK_CLAIM_WINDOW) if cwd else None
-        group = holdout if holdout is not None else holdout_by_hash(session_id)
+        group = forced if forced is not None else holdout_by_hash(session_id)
         with core.store.transaction():
             hooks.add_session(SessionRow(
                 session=key, tool=tool, workspace=core.workspace, project=place.project, branch=place.branch,
@@ -86,8 +84,8 @@ def ensure_session(core: Core, place: Place, tool: str, session_id: str, cwd: st
                 hooks.update_task(task.id, session=key)
         row = hooks.session(key)
         assert row is not None
-    elif holdout is not None and row.holdout != holdout:
-        hooks.update_session(key, holdout=holdout)
+    elif forced is not None and row.holdout != forced:
+        hooks.update_session(key, holdout=forced)
         row = hooks.session(key)
         assert row is not None
     return row
@@ -184,6 +182,8 @@ def handoff(core: Core, place: Place, text: str, *, from_session: str = "", from
             to: str = "", origin: str = "agent") -> int:  # fmt: skip
     """A note for the other agents in the project (or for one tool/session with ``to``),
     shown to each once. Notes that only narrate work in progress are refused."""
+    from kenning.core.write_rules import TRANSIENT_RE
+
     cleaned = _clean(text, "note")
     if TRANSIENT_RE.search(cleaned):
         raise Refused(

@@ -150,7 +150,8 @@ def _tighten(server: MCPServer[Any], tool_name: str) -> None:
     if tool is None:  # pragma: no cover - the SDK changed shape; stay lax rather than fail
         return
     lax = tool.fn_metadata.arg_model
-    strict = type(lax.__name__, (lax,), {"model_config": ConfigDict(**{**lax.model_config, "extra": "forbid", "strict": True})})
+    config = ConfigDict(**{**lax.model_config, "extra": "forbid", "strict": True})
+    strict: Any = type(lax.__name__, (lax,), {"model_config": config})
     tool.fn_metadata.arg_model = strict
     tool.parameters = strict.model_json_schema(by_alias=True)
 

@@ -106,7 +106,8 @@ def _remembered(result: RememberResult, now: datetime, doc: dict[str, Any] | Non
     note = ""
     if memory is not None and withheld(memory):
         # A near-duplicate of a memory the person keeps from sessions: say nothing about it.
-        memory, note = None, "nothing new was stored: the claim matches a memory kept from sessions"
+        memory, doc = None, None
+        note = "nothing new was stored: the claim matches a memory kept from sessions"
     if result.outcome == "held_for_review":
         note = "held in Needs review: it contradicts a firmer memory; a person decides"
     if result.outcome == "index_full":

@@ -110,6 +110,7 @@ class CaptureStore:
                     " last_at = max(capture_sessions.last_at, excluded.last_at)",
                     (s.id, s.workspace, s.tool, s.project, s.project_name, s.cwd, s.branch, s.at, s.at),
                 )
+            chunk_rows: list[tuple[object, ...]] = []
             for t in turns:
                 cur = conn.execute(
                     "INSERT OR IGNORE INTO capture_turns (session, uid, source, role, text, at, tool_calls, files, subagent)"
@@ -121,12 +122,11 @@ class CaptureStore:
                     continue
                 added += 1
                 turn_id = cur.lastrowid
-                conn.executemany(
-                    "INSERT INTO capture_chunks (session, turn, part, role, body, context, at, project, tool, type,"
-                    " importance, confidence, rules_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [(t.session, turn_id, c.part, c.role, c.body, c.context, t.at, t.project, t.tool, c.type,
-                      c.importance, c.confidence, c.rules_version) for c in t.chunks],
-                )
+                chunk_rows += [(t.session, turn_id, c.part, c.role, c.body, c.context, t.at, t.project, t.tool, c.type,
+                                c.importance, c.confidence, c.rules_version) for c in t.chunks]
+            conn.executemany(
+                "INSERT INTO capture_chunks (session, turn, part, role, body, context, at, project, tool, type,"
+                " importance, confidence, rules_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", chunk_rows)
             touched = {t.session for t in turns} | {s.id for s in sessions}
             for sid in touched:
                 conn.execute(

@@ -288,32 +288,49 @@ class SqliteMemoryStore:
         match = " OR ".join('"' + t.replace('"', '""') + '"' for t in unique)
         where, params = self._where(flt, "m")
         weights = ", ".join(str(w) for w in BM25_WEIGHTS)
-        # Rank inside FTS first (fast, in C), then filter by scope and status. When the
-        # filter throws away too much of the first window, look at every match.
-        window = max(limit * 4, 200)
-        for bound in (window, -1):
-            rows = self.db.query(
-                f"WITH hits AS (SELECT rowid AS id, bm25(memories_fts, {weights}) AS score FROM memories_fts"
-                f" WHERE memories_fts MATCH ? ORDER BY score LIMIT ?)"
-                f" SELECT m.*, hits.score AS score, t.text AS t_text, t.reason AS t_reason, t.tags AS t_tags,"
-                f" t.citation AS t_citation FROM hits JOIN memories m ON m.id = hits.id"
-                f" JOIN memory_terms t ON t.id = m.id WHERE {where} ORDER BY hits.score LIMIT ?",
-                [match, bound, *params, limit],
+        columns = "m.*, t.text AS t_text, t.reason AS t_reason, t.tags AS t_tags, t.citation AS t_citation"
+        # FTS5 computes bm25() for every match whatever the LIMIT, so rank once, generously,
+        # inside FTS (in C), then read the best-ranked ids in chunks, keeping those that pass
+        # the scope and status filter. Only when a big ranked list still leaves too few, rank
+        # again joined with the filter over every match.
+        window = max(limit * 40, 2000)
+        ranked = self.db.query(
+            f"SELECT rowid, bm25(memories_fts, {weights}) FROM memories_fts WHERE memories_fts MATCH ?"
+            " ORDER BY 2 LIMIT ?",
+            [match, window],
+        )
+        score = {r[0]: float(r[1]) for r in ranked}
+        rows: list[sqlite3.Row] = []
+        chunk = max(limit * 4, 100)
+        for start in range(0, len(ranked), chunk):
+            ids = [r[0] for r in ranked[start : start + chunk]]
+            rows += self.db.query(
+                f"SELECT {columns}, NULL AS score FROM memories m JOIN memory_terms t ON t.id = m.id"
+                f" WHERE m.id IN ({_in(ids)}) AND {where}",
+                [*ids, *params],
             )
-            if bound == -1 or len(rows) >= limit:
+            if len(rows) >= limit:
                 break
-            total = self.db.one("SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?", (match,))
-            if total is None or total[0] <= window:
-                break
+        rows.sort(key=lambda r: (score[r["id"]], r["id"]))
+        rows = rows[:limit]
+        if len(rows) < limit and len(ranked) == window:
+            rows = self.db.query(
+                f"SELECT {columns}, bm25(memories_fts, {weights}) AS score FROM memories_fts"
+                f" JOIN memories m ON m.id = memories_fts.rowid JOIN memory_terms t ON t.id = m.id"
+                f" WHERE memories_fts MATCH ? AND {where} ORDER BY score LIMIT ?",
+                [match, *params, limit],
+            )
+            score = {r["id"]: float(r["score"]) for r in rows}
         hits = []
         for r in rows:
             held = set(f"{r['t_text']} {r['t_reason']} {r['t_tags']} {r['t_citation']}".split())
-            hits.append(Hit(_row_to_memory(r), -float(r["score"]), frozenset(held & set(unique))))
+            hits.append(Hit(_row_to_memory(r), -score[r["id"]], frozenset(held & set(unique))))
         return hits
 
     def doc_freq(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
         unique = sorted(set(terms))
-        total_row = self.db.one("SELECT count(*) FROM memory_terms")
+        # memories and memory_terms are one to one; counting memories reads a small index.
+        total_row = self.db.one("SELECT count(*) FROM memories")
         total = int(total_row[0]) if total_row else 0
         if not unique:
             return total, {}

@@ -1,0 +1,170 @@
+"""Capture throughput: MB of transcript per second through `sync_all` (parse, redact, chunk,
+classify, FTS-index, commit), beside the floor of only reading and JSON-parsing the same files.
+
+Transcripts are generated in the shapes Claude Code and Codex write (envelopes, one line per
+content block, tool results duplicated in ``toolUseResult``, attachments, api-request records),
+with real text: Python standard-library source as file contents and LoCoMo dialogue as prose.
+Run: .venv/bin/python bench/capture_throughput.py [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import sysconfig
+import tempfile
+import time
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+
+from kenning.capture.sync import sync_all
+from kenning.clock import FixedClock
+from kenning.config import Settings
+from kenning.store.sqlite.schema import open_database
+
+ROOT = Path(__file__).resolve().parents[1]
+LOCOMO = ROOT.parent / "shared" / "bench" / "locomo"
+RESULTS = ROOT / "bench" / "results" / "capture.md"
+
+
+def _prose() -> list[str]:
+    lines: list[str] = []
+    for f in sorted(LOCOMO.glob("*.json")):
+        data = json.loads(f.read_text())
+        for key, value in data.get("conversation", data).items():
+            if key.startswith("session_") and isinstance(value, list):
+                lines += [t["text"] for t in value if isinstance(t, dict) and t.get("text")]
+    return lines or ["We decided to keep the cache in Redis because sessions already live there."]
+
+
+def _code() -> list[str]:
+    lib = Path(sysconfig.get_paths()["stdlib"])
+    files = sorted(lib.glob("*.py"))[:120]
+    return [f.read_text(encoding="utf-8", errors="replace")[:12000] for f in files]
+
+
+def _claude_session(rng: random.Random, prose: list[str], code: list[str], sid: str, cwd: str, target: int) -> bytes:
+    out: list[bytes] = []
+    size, parent, n = 0, None, 0
+
+    def env(kind: str, **kw: object) -> dict[str, object]:
+        nonlocal parent, n
+        n += 1
+        rec: dict[str, object] = {"parentUuid": parent, "isSidechain": False, "userType": "external", "entrypoint": "cli",
+                                  "cwd": cwd, "sessionId": sid, "version": "2.1.328", "gitBranch": "main", "type": kind,
+                                  "uuid": str(uuid.UUID(int=rng.getrandbits(128), version=4)),
+                                  "timestamp": f"2026-11-{1 + n % 28:02d}T10:{n % 60:02d}:00.000Z"}
+        rec.update(kw)
+        parent = rec["uuid"]
+        return rec
+
+    usage = {"input_tokens": 1200, "output_tokens": 45, "cache_read_input_tokens": 900, "cache_creation_input_tokens": 0}
+    while size < target:
+        recs = [env("user", message={"role": "user", "content": " ".join(rng.sample(prose, 2))})]
+        recs.append(env("attachment", attachment={"type": "date", "date": "2026-11-30"},
+                        rendered=[{"content": "<system-reminder>\nToday's date is 2026-11-30.\n</system-reminder>"}]))
+        for _ in range(rng.randint(1, 4)):
+            mid = f"msg_{rng.getrandbits(64):016x}"
+            recs.append(env("assistant", message={"id": mid, "type": "message", "role": "assistant", "model": "claude-opus-5-5",
+                                                  "content": [{"type": "text", "text": " ".join(rng.sample(prose, 3))}],
+                                                  "usage": usage}, requestId="req_1"))
+            tid = f"toolu_{rng.getrandbits(64):016x}"
+            path = f"{cwd}/src/module_{rng.randint(1, 50)}.py"
+            recs.append(env("assistant", message={"id": mid, "type": "message", "role": "assistant",
+                                                  "content": [{"type": "tool_use", "id": tid, "name": "Read",
+                                                               "input": {"file_path": path}}], "usage": usage}))
+            body = rng.choice(code)[: rng.randint(1500, 12000)]
+            recs.append(env("user", message={"role": "user", "content": [{"type": "tool_result", "tool_use_id": tid,
+                                                                          "content": body}]},
+                            toolUseResult={"type": "text", "file": {"filePath": path, "content": body}}))
+        recs.append({"type": "api-request", "sessionId": sid, "id": str(uuid.UUID(int=rng.getrandbits(128))),
+                     "params": {"model": "claude-opus-5-5", "max_tokens": 128000}})
+        for rec in recs:
+            line = json.dumps(rec).encode() + b"\n"
+            out.append(line)
+            size += len(line)
+    return b"".join(out)
+
+
+def build_home(root: Path, megabytes: int) -> int:
+    rng = random.Random(7)
+    prose, code = _prose(), _code()
+    total, i = 0, 0
+    while total < megabytes * 1_000_000:
+        sid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+        folder = root / ".claude" / "projects" / f"-home-dev-src-p{i % 5}"
+        folder.mkdir(parents=True, exist_ok=True)
+        data = _claude_session(rng, prose, code, sid, f"/home/dev/src/p{i % 5}", rng.randint(500_000, 4_000_000))
+        (folder / f"{sid}.jsonl").write_bytes(data)
+        total += len(data)
+        i += 1
+    return total
+
+
+def parse_floor(root: Path) -> float:
+    start = time.perf_counter()
+    n = 0
+    for f in root.rglob("*.jsonl"):
+        for line in f.read_bytes().split(b"\n"):
+            if line:
+                json.loads(line)
+                n += 1
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true", help="8 MB instead of 60 MB")
+    args = parser.parse_args()
+    megabytes = 8 if args.quick else 60
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp) / "home"
+        size = build_home(home, megabytes)
+        floor = parse_floor(home)
+        settings = Settings(home=Path(tmp) / "kenning")
+        db = open_database(settings.db_path)
+        start = time.perf_counter()
+        summary = sync_all(db, settings, home, FixedClock(), import_memory_files=False)
+        took = time.perf_counter() - start
+        db.close()
+    mb = size / 1e6
+    rows = [
+        ("read + json.loads only (floor)", mb / floor),
+        ("kenning sync (parse, redact, chunk, classify, FTS5, commit)", mb / took),
+    ]
+    lines = [
+        "## Capture throughput",
+        "",
+        f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC, {platform.machine()}, {os.cpu_count()} CPUs; "
+        f"{mb:.1f} MB of generated Claude Code transcripts, {summary.turns_added} turns; "
+        "`.venv/bin/python bench/capture_throughput.py" + (" --quick`" if args.quick else "`"),
+        "",
+        "| pipeline | MB/s |",
+        "|---|---|",
+        *[f"| {name} | {rate:.1f} |" for name, rate in rows],
+        "",
+        "Target: at least 20 MB/s of transcript for kenning sync.",
+        "",
+    ]
+    text = "\n".join(lines)
+    print(text)
+    write_section(RESULTS, "## Capture throughput", text)
+
+
+def write_section(path: Path, heading: str, body: str) -> None:
+    """Replace (or add) one section of the shared results file, keeping the others."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    old = path.read_text() if path.exists() else "# Capture benchmarks\n\n"
+    if heading in old:
+        start = old.index(heading)
+        nxt = old.find("\n## ", start + len(heading))
+        old = old[:start] + old[nxt + 1:] if nxt >= 0 else old[:start]
+    path.write_text(old.rstrip() + "\n\n" + body.rstrip() + "\n")
+
+
+if __name__ == "__main__":
+    main()

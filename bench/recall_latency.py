@@ -1,0 +1,326 @@
+"""Recall latency and store size at 1k, 10k and 100k memories, beside plain FTS5 ``bm25()``.
+
+Builds a real SQLite store per size with realistic memories (decisions with reasons,
+preferences, facts, lessons and states) over five projects' vocabularies plus a few global
+ones, then times ``Core.recall`` (warm) on task descriptions an agent would pass, from one
+project (its scopes plus global). The baseline is one FTS5 table over the same sentences,
+queried with ``bm25()`` for the same words (porter stemmer, OR of the words, top 8): what
+recall costs beyond the index itself.
+
+Run: .venv/bin/python bench/recall_latency.py [--quick] [--sizes 1000,10000]
+Writes bench/results/core.md. Target: recall p95 <= 20 ms at 100k memories.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import random
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from kenning.clock import FixedClock
+from kenning.config import Settings
+from kenning.core.service import Core
+from kenning.model import DECISION_CONFIDENCE, Kind, Memory, Origin
+from kenning.store.sqlite.memories import SqliteMemoryStore
+from kenning.store.sqlite.schema import open_database
+from kenning.text import STOP_WORDS, words
+
+RESULTS = Path(__file__).parent / "results" / "core.md"
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+TARGET_MS = 20.0
+QUERIES = 200
+
+# -- vocabulary ---------------------------------------------------------------------------
+PROJECTS = {
+    "github.com/acme/shop": dict(
+        services=["checkout", "cart", "inventory", "pricing", "payments", "catalog", "search", "recommendations"],
+        things=["order total", "coupon code", "tax rounding", "stock reservation", "refund flow", "price cache",
+                "product feed", "basket merge", "shipping quote", "invoice number"],
+        files=["src/checkout/total.ts", "src/cart/merge.ts", "src/pricing/rules.ts", "src/payments/stripe.ts",
+               "src/inventory/reserve.ts", "src/catalog/feed.ts"],
+    ),
+    "github.com/acme/ledger": dict(
+        services=["ledger", "reconciliation", "journal", "fx", "settlement", "audit", "reporting", "accounts"],
+        things=["double entry", "currency conversion", "posting batch", "closing period", "balance snapshot",
+                "journal line", "rounding difference", "fx rate feed", "audit trail", "bank statement"],
+        files=["ledger/posting.py", "ledger/fx.py", "recon/match.py", "reports/balance.py", "audit/trail.py"],
+    ),
+    "github.com/acme/mobile": dict(
+        services=["ios app", "android app", "push", "offline sync", "onboarding", "deep links", "analytics"],
+        things=["login screen", "push token", "sync conflict", "image cache", "dark mode", "app store build",
+                "crash report", "feature flag", "navigation stack", "biometric unlock"],
+        files=["ios/App/Sync.swift", "android/app/src/main/Push.kt", "shared/flags.ts", "ios/App/Login.swift"],
+    ),
+    "github.com/acme/platform": dict(
+        services=["kubernetes", "terraform", "ci pipeline", "observability", "ingress", "secrets manager",
+                  "postgres cluster", "redis", "kafka"],
+        things=["helm chart", "node pool", "canary rollout", "alert rule", "log retention", "backup job",
+                "connection pool", "topic partition", "tls certificate", "autoscaler"],
+        files=["infra/main.tf", "charts/api/values.yaml", ".github/workflows/ci.yml", "ops/alerts.yaml"],
+    ),
+    "github.com/acme/ml": dict(
+        services=["feature store", "training pipeline", "model registry", "batch scoring", "labeling tool",
+                  "experiment tracker"],
+        things=["embedding job", "data drift", "training run", "eval set", "gpu quota", "parquet export",
+                "label backlog", "hyperparameter sweep", "model card", "inference latency"],
+        files=["pipelines/train.py", "features/store.py", "scoring/batch.py", "eval/metrics.py"],
+    ),
+}  # fmt: skip
+TOOLS = ["pytest", "ruff", "mypy", "pnpm", "vitest", "docker compose", "gradle", "xcodebuild", "alembic",
+         "black", "eslint", "make", "poetry", "uv", "cargo", "go test", "helm", "kubectl"]  # fmt: skip
+LIBS = ["sqlalchemy", "pydantic", "fastapi", "react query", "zod", "prisma", "celery", "httpx", "structlog",
+        "sentry", "opentelemetry", "tenacity", "orjson", "polars", "numpy", "jest", "playwright"]  # fmt: skip
+REASONS = ["it keeps retries idempotent", "the old path double charged customers", "reviews got faster",
+           "the staging cluster ran out of memory", "the vendor rate limits bursts", "tests flaked on CI",
+           "it avoids a migration lock", "latency dropped under load", "the team already knows it",
+           "it survives a node restart", "we lost data on the previous attempt", "audits need a stable id",
+           "the build cache was invalidated on every push", "on-call got paged for noise"]  # fmt: skip
+TEMPLATES = {
+    Kind.DECISION: [
+        "We chose {lib} for the {thing} in {service} because {reason}",
+        "Decided to move the {thing} out of {service} so that {reason}",
+        "We use {tool} rather than {tool2} for {service} because {reason}",
+        "Went with a queue between {service} and {service2} instead of direct calls because {reason}",
+        "Settled on one writer for the {thing} since {reason}",
+    ],
+    Kind.PREFERENCE: [
+        "Always run {tool} before pushing changes to {service}",
+        "Prefer {lib} over {lib2} for new code in {service}",
+        "Never edit {file} by hand; regenerate it with {tool}",
+        "Keep {thing} logic in {service}, not in the handlers",
+    ],
+    Kind.FACT: [
+        "The {service} service reads the {thing} from {service2}",
+        "{file} owns the {thing} and is covered by {tool} tests",
+        "The {thing} in {service} is cached for an hour",
+        "{service} talks to {service2} through {lib}",
+        "The {thing} job runs nightly and writes to {service2}",
+    ],
+    Kind.LESSON: [
+        "Before running {tool} on {service}, reset the {thing} fixtures or tests fail",
+        "When the {thing} breaks in {service}, check {file} first",
+        "After changing {file}, run {tool} again because the {thing} is generated",
+    ],
+    Kind.STATE: [
+        "The {thing} rework in {service} waits for review",
+        "The {service} migration to {lib} is half done; {thing} still uses the old path",
+    ],
+}
+KIND_WEIGHTS = [(Kind.DECISION, 25), (Kind.FACT, 35), (Kind.PREFERENCE, 12), (Kind.LESSON, 18), (Kind.STATE, 10)]
+QUERY_TEMPLATES = [
+    "fix the {thing} bug in {service}",
+    "add retries to the {thing} in {service} using {lib}",
+    "why do we use {lib} for the {thing}",
+    "refactor {file} to split the {thing} handling",
+    "the {tool} run fails on {service} after touching the {thing}",
+    "migrate {service} {thing} to {lib}",
+    "speed up the {thing} in {service} it is slow under load",
+    "write tests for the {thing} in {file}",
+]
+
+
+def _fill(template: str, rng: random.Random, vocab: dict[str, list[str]]) -> str:
+    return template.format(
+        service=rng.choice(vocab["services"]), service2=rng.choice(vocab["services"]),
+        thing=rng.choice(vocab["things"]), file=rng.choice(vocab["files"]), tool=rng.choice(TOOLS),
+        tool2=rng.choice(TOOLS), lib=rng.choice(LIBS), lib2=rng.choice(LIBS), reason=rng.choice(REASONS),
+    )  # fmt: skip
+
+
+def make_memories(n: int, seed: int = 7) -> list[Memory]:
+    rng = random.Random(seed)
+    refs = rng.sample(range(2**32), n)
+    kinds = [k for k, w in KIND_WEIGHTS for _ in range(w)]
+    projects = list(PROJECTS)
+    out = []
+    for i in range(n):
+        # 2% global (they reach every project), the rest spread over the five projects.
+        scope = "global" if rng.random() < 0.02 else rng.choice(projects)
+        vocab = PROJECTS[scope if scope != "global" else rng.choice(projects)]
+        kind = rng.choice(kinds)
+        text = _fill(rng.choice(TEMPLATES[kind]), rng, vocab)
+        created = NOW - timedelta(days=rng.uniform(0, 365))
+        confirmed = created + timedelta(days=rng.uniform(0, (NOW - created).days or 1) * rng.random() * 0.2)
+        if kind is Kind.STATE:
+            confirmed = NOW - timedelta(days=rng.uniform(0, 20))  # some within shelf life, some past it
+            created = min(created, confirmed)
+        out.append(Memory(
+            ref=f"m:{refs[i]:08x}", workspace="local", scope=scope, text=text, kind=kind,
+            confidence=DECISION_CONFIDENCE[rng.choice(["high", "high", "medium", "low"])] if kind is Kind.DECISION
+            else rng.choice([0.6, 0.7, 0.9]),
+            origin=rng.choice([Origin.AGENT, Origin.AGENT, Origin.PERSON, Origin.AUTOMATION]),
+            created_at=created, confirmed_at=confirmed,
+            reason=rng.choice(REASONS) if kind is Kind.DECISION and rng.random() < 0.5 else "",
+            subject=f"work.{scope.rsplit('/', 1)[-1]}.{i}.state" if kind is Kind.STATE else "",
+            origin_tool=rng.choice(["claude-code", "codex", "gemini", ""]),
+            session=f"s{rng.randrange(n // 20 + 1)}",
+            source_ref=rng.choice(vocab["files"]) if rng.random() < 0.3 else "",
+            tags=tuple(rng.sample(["backend", "infra", "billing", "mobile", "ml", "testing"], rng.randrange(3))),
+            last_used_at=NOW - timedelta(days=rng.uniform(0, 60)) if rng.random() < 0.3 else None,
+        ))  # fmt: skip
+    return out
+
+
+def make_queries(count: int, seed: int = 11) -> list[str]:
+    rng = random.Random(seed)
+    vocab = PROJECTS["github.com/acme/shop"]
+    return [_fill(rng.choice(QUERY_TEMPLATES), rng, vocab) for _ in range(count)]
+
+
+# -- measuring ----------------------------------------------------------------------------
+@dataclass
+class Row:
+    size: int
+    build_s: float
+    recall_p50: float
+    recall_p95: float
+    recall_hits: float
+    fts_p50: float
+    fts_p95: float
+    store_bytes: int
+    fts_bytes: int
+
+
+def file_size(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.parent.glob(path.name + "*"))
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def build_store(path: Path, memories: list[Memory]) -> None:
+    db = open_database(path)
+    store = SqliteMemoryStore(db)
+    with store.transaction():
+        for m in memories:
+            store.insert(m)
+    db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()
+
+
+def build_baseline(path: Path, memories: list[Memory]) -> None:
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE VIRTUAL TABLE plain USING fts5 (text, tokenize = 'porter unicode61')")
+    with conn:
+        conn.executemany("INSERT INTO plain (rowid, text) VALUES (?, ?)", ((i + 1, m.text) for i, m in enumerate(memories)))
+    conn.close()
+
+
+def fts_query(text: str) -> str:
+    return " OR ".join(f'"{w}"' for w in dict.fromkeys(words(text)) if w not in STOP_WORDS)
+
+
+def time_calls(fn: object, queries: list[str]) -> list[float]:
+    call = fn  # type: ignore[assignment]
+    for q in queries[:20]:  # warm the page cache and the stemmer
+        call(q)  # type: ignore[operator]
+    out = []
+    for q in queries:
+        start = time.perf_counter()
+        call(q)  # type: ignore[operator]
+        out.append((time.perf_counter() - start) * 1000)
+    return out
+
+
+def measure(size: int, folder: Path, queries: list[str]) -> Row:
+    memories = make_memories(size)
+    started = time.perf_counter()
+    store_path = folder / f"kenning-{size}.db"
+    build_store(store_path, memories)
+    build_s = time.perf_counter() - started
+    base_path = folder / f"plain-{size}.db"
+    build_baseline(base_path, memories)
+
+    home = folder / f"home-{size}"
+    core = Core.over(open_database(store_path), Settings(home=home), FixedClock(NOW))
+    place = core.place(project="github.com/acme/shop")
+    hits: list[int] = []
+
+    def recall(q: str) -> None:
+        hits.append(len(core.recall(place, q).hits))
+
+    recall_ms = time_calls(recall, queries)
+    core.close()
+
+    conn = sqlite3.connect(base_path)
+
+    def plain(q: str) -> None:
+        conn.execute("SELECT rowid, bm25(plain) FROM plain WHERE plain MATCH ? ORDER BY bm25(plain) LIMIT 8",
+                     (fts_query(q),)).fetchall()  # fmt: skip
+
+    fts_ms = time_calls(plain, queries)
+    conn.close()
+    return Row(size, build_s, statistics.median(recall_ms), pct(recall_ms, 0.95), statistics.mean(hits[-len(queries):]),
+               statistics.median(fts_ms), pct(fts_ms, 0.95), file_size(store_path), file_size(base_path))  # fmt: skip
+
+
+def machine() -> str:
+    return (f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
+            f"SQLite {sqlite3.sqlite_version}")  # fmt: skip
+
+
+def write_table(rows: list[Row], command: str) -> str:
+    mb = 1024 * 1024
+    lines = [
+        "# Core: recall latency and store size",
+        "",
+        f"Run {datetime.now(UTC):%Y-%m-%d %H:%M} UTC on {machine()}. Command: `{command}`",
+        "",
+        f"Memories: decisions, facts, preferences, lessons and states over five projects' vocabularies "
+        f"(2% global); recall from one project (about a fifth of the store plus global). {QUERIES} task "
+        f"descriptions, warm, one at a time. Baseline: one FTS5 table (porter) over the same sentences, "
+        f"`bm25()` top 8 for the same words.",
+        "",
+        "| memories | recall p50 | recall p95 | hits/query | FTS5 bm25() p50 | FTS5 bm25() p95 | store size | FTS5-only size | build |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r.size:,} | {r.recall_p50:.2f} ms | {r.recall_p95:.2f} ms | {r.recall_hits:.1f} | {r.fts_p50:.2f} ms "
+            f"| {r.fts_p95:.2f} ms | {r.store_bytes / mb:.1f} MB | {r.fts_bytes / mb:.1f} MB | {r.build_s:.1f} s |"
+        )
+    big = max(rows, key=lambda r: r.size)
+    verdict = "met" if big.recall_p95 <= TARGET_MS else "MISSED"
+    lines += ["", f"Target: recall p95 <= {TARGET_MS:.0f} ms at 100,000 memories. At {big.size:,}: "
+                  f"{big.recall_p95:.2f} ms ({verdict if big.size >= 100_000 else 'not measured at 100k in this run'})."]  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--quick", action="store_true", help="1k and 10k only")
+    parser.add_argument("--sizes", help="comma-separated sizes (overrides --quick)")
+    parser.add_argument("--no-write", action="store_true", help="print the table, do not write results")
+    args = parser.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else [1_000, 10_000] if args.quick else [1_000, 10_000, 100_000]
+    queries = make_queries(QUERIES)
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="kenning-bench-") as tmp:
+        for size in sizes:
+            row = measure(size, Path(tmp), queries)
+            print(f"{size:>7,} memories: recall p50 {row.recall_p50:.2f} ms p95 {row.recall_p95:.2f} ms; "
+                  f"fts5 p50 {row.fts_p50:.2f} ms p95 {row.fts_p95:.2f} ms; {row.store_bytes / 2**20:.1f} MB",
+                  flush=True)  # fmt: skip
+            rows.append(row)
+    command = "python bench/recall_latency.py" + (" --quick" if args.quick else "") + (f" --sizes {args.sizes}" if args.sizes else "")
+    table = write_table(rows, command)
+    print(table)
+    if not args.no_write:
+        RESULTS.parent.mkdir(parents=True, exist_ok=True)
+        RESULTS.write_text(table, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,265 @@
+"""Commands of the knowledge graph and notes: ``kenning kg``, ``decision-record``, ``diary``,
+``value``, ``wake-up``, ``resume`` and ``escalate``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from kenning.cli.common import core_of, json_option, place_of, where_options
+from kenning.cli.context import CliContext, emit_json, pass_ctx
+from kenning.context import resume as resume_mod
+from kenning.context import wakeup
+from kenning.core import notes
+from kenning.graph import escalate as escalate_mod
+from kenning.graph import extract, facts
+from kenning.model import Origin
+
+
+@click.group("kg")
+def kg() -> None:
+    """The knowledge graph: facts subject -> predicate -> object, each valid from a time."""
+
+
+@kg.command("add")
+@click.argument("subject")
+@click.argument("predicate")
+@click.argument("obj", metavar="OBJECT")
+@click.option("--text", "as_text", is_flag=True, help="The object is a sentence, not a named thing.")
+@click.option("--area", default="", help="A later fact in the same area closes this one (decisions).")
+@click.option("--replace", is_flag=True, help="Close the subject's current value(s) of this predicate.")
+@click.option("--from", "valid_from", default=None, help="When it became true (ISO time; default now).")
+@click.option("--confidence", type=float, default=1.0, show_default=True)
+@where_options
+@json_option
+@pass_ctx
+def kg_add(ctx: CliContext, subject: str, predicate: str, obj: str, as_text: bool, area: str, replace: bool,
+           valid_from: str | None, confidence: float, cwd: Path | None, project: str | None, as_json: bool) -> None:
+    """Add a fact. Nothing is closed unless --replace, --area or a single-valued predicate
+    (status, version, owner, ...) says so; a fact already current is not added again."""
+    core = core_of(ctx)
+    place = place_of(core, cwd, project)
+    result = facts.add(ctx.db, core.clock, place.workspace, subject, predicate, obj, project=place.project,
+                       object_kind="text" if as_text else "entity", area=area, valid_from=valid_from,
+                       confidence=confidence, origin="asserted", person="cli", replace=replace)
+    if as_json:
+        emit_json({"added": result.added, "fact": facts.as_dict(result.fact), "closed": [f"f:{i}" for i in result.closed]})
+        return
+    click.echo(("added " if result.added else "already known ") + facts.line(result.fact))
+    for fid in result.closed:
+        click.echo(f"closed f:{fid}")
+
+
+@kg.command("query")
+@click.argument("entity")
+@click.option("--predicate", default="", help="Only this predicate.")
+@click.option("--as-of", "as_of", default=None, help="What held at this date or time (a date = end of day, UTC).")
+@click.option("--direction", type=click.Choice(facts.DIRECTIONS), default="both", show_default=True)
+@click.option("--limit", type=click.IntRange(1, 10_000), default=200, show_default=True)
+@json_option
+@pass_ctx
+def kg_query(ctx: CliContext, entity: str, predicate: str, as_of: str | None, direction: str, limit: int,
+             as_json: bool) -> None:
+    """Facts about ENTITY, newest first (ended ones too, unless --as-of)."""
+    core = core_of(ctx)
+    rows = facts.query(ctx.db, core.workspace, entity, predicate=predicate, as_of=as_of, direction=direction,
+                       limit=limit)
+    if as_json:
+        emit_json([facts.as_dict(f) for f in rows])
+        return
+    if not rows:
+        click.echo(f"no facts about {entity}" + (f" as of {as_of}" if as_of else ""))
+    for f in rows:
+        click.echo(facts.line(f))
+
+
+@kg.command("timeline")
+@click.argument("entity")
+@json_option
+@pass_ctx
+def kg_timeline(ctx: CliContext, entity: str, as_json: bool) -> None:
+    """Every fact about ENTITY, oldest first, with when each held."""
+    rows = facts.timeline(ctx.db, core_of(ctx).workspace, entity)
+    if as_json:
+        emit_json([facts.as_dict(f) for f in rows])
+        return
+    for f in rows:
+        click.echo(facts.line(f))
+
+
+@kg.command("end")
+@click.argument("fact_id")
+@click.option("--at", "when", default=None, help="When it stopped being true (ISO time; default now).")
+@pass_ctx
+def kg_end(ctx: CliContext, fact_id: str, when: str | None) -> None:
+    """End a wrong or outdated fact (it stays in the timeline)."""
+    core = core_of(ctx)
+    click.echo("ended " + facts.line(facts.end(ctx.db, core.clock, core.workspace, facts.parse_fact_ref(fact_id), when)))
+
+
+@kg.command("extract")
+@pass_ctx
+def kg_extract(ctx: CliContext) -> None:
+    """Find facts in captured sessions not looked at yet (sync normally does this)."""
+    core = core_of(ctx)
+    click.echo(f"{extract.extract_pending(ctx.db, core.workspace, core.clock)} new facts")
+
+
+@click.command("decision-record")
+@click.argument("text")
+@click.option("--area", default="", help="e.g. auth, database: a later decision in the area closes this one.")
+@click.option("--why", "reason", default="", help="Why it was decided.")
+@click.option("--rejected", default="", help="Alternatives turned down.")
+@click.option("--title", default="", help="Title of the decision doc (default: the sentence).")
+@where_options
+@json_option
+@pass_ctx
+def decision_record(ctx: CliContext, text: str, area: str, reason: str, rejected: str, title: str,
+                    cwd: Path | None, project: str | None, as_json: bool) -> None:
+    """Record a decision with an area: the earlier decision of that area stops being current."""
+    core = core_of(ctx)
+    place = place_of(core, cwd, project)
+    done = notes.decision_record(core, place, text, area=area, reason=reason, rejected=rejected, title=title,
+                                 origin=Origin.PERSON, source="cli", person="you")
+    memory = done.result.remembered.memory
+    if as_json:
+        emit_json({"outcome": done.result.remembered.outcome, "memory": memory.ref if memory else None,
+                   "fact": facts.as_dict(done.fact) if done.fact else None,
+                   "closed": [facts.as_dict(f) for f in done.closed]})
+        return
+    click.echo(f"{done.result.remembered.outcome} {memory.ref if memory else ''}".strip())
+    if done.fact:
+        click.echo(facts.line(done.fact))
+    for f in done.closed:
+        click.echo("closed " + facts.line(f))
+
+
+@click.group("diary")
+def diary() -> None:
+    """An agent's dated diary entries for this project."""
+
+
+@diary.command("write")
+@click.argument("text")
+@click.option("--agent", default="", help="Whose diary (default: yours).")
+@where_options
+@json_option
+@pass_ctx
+def diary_write(ctx: CliContext, text: str, agent: str, cwd: Path | None, project: str | None,
+                as_json: bool) -> None:
+    core = core_of(ctx)
+    entry = notes.diary_write(core, place_of(core, cwd, project), text, agent=agent)
+    if as_json:
+        emit_json(entry)
+    else:
+        click.echo(f"#{entry['id']} {entry['at'][:16].replace('T', ' ')}")
+
+
+@diary.command("read")
+@click.option("--agent", default="")
+@click.option("--since", default="", help="A date or time.")
+@click.option("--limit", type=click.IntRange(1, 500), default=20, show_default=True)
+@where_options
+@json_option
+@pass_ctx
+def diary_read(ctx: CliContext, agent: str, since: str, limit: int, cwd: Path | None, project: str | None,
+               as_json: bool) -> None:
+    core = core_of(ctx)
+    entries = notes.diary_read(core, place_of(core, cwd, project), agent=agent, since=since, limit=limit)
+    if as_json:
+        emit_json(entries)
+        return
+    for e in entries:
+        click.echo(f"{e['at'][:16].replace('T', ' ')} {e['agent'] or '-'}: {e['text']}")
+
+
+@click.group("value")
+def value() -> None:
+    """Small named values per project (deploy target, staging URL, ...)."""
+
+
+@value.command("set")
+@click.argument("key")
+@click.argument("text", metavar="VALUE")
+@where_options
+@pass_ctx
+def value_set(ctx: CliContext, key: str, text: str, cwd: Path | None, project: str | None) -> None:
+    core = core_of(ctx)
+    row = notes.set_value(core, place_of(core, cwd, project), key, text)
+    click.echo(f"{row['key']} = {row['value']}")
+
+
+@value.command("get")
+@click.argument("key", required=False)
+@where_options
+@json_option
+@pass_ctx
+def value_get(ctx: CliContext, key: str | None, cwd: Path | None, project: str | None, as_json: bool) -> None:
+    """Print one value (or every value, without KEY)."""
+    core = core_of(ctx)
+    place = place_of(core, cwd, project)
+    rows = [notes.get_value(core, place, key)] if key else notes.list_values(core, place)
+    if as_json:
+        emit_json(rows[0] if key else rows)
+        return
+    for r in rows:
+        click.echo(r["value"] if key else f"{r['key']} = {r['value']}")
+
+
+@click.command("wake-up")
+@where_options
+@json_option
+@pass_ctx
+def wake_up(ctx: CliContext, cwd: Path | None, project: str | None, as_json: bool) -> None:
+    """What stays true here: identity, decisions, top past-session lines, current facts."""
+    core = core_of(ctx)
+    place = place_of(core, cwd, project)
+    bundle = wakeup.build(ctx.db, ctx.settings, place)
+    if as_json:
+        emit_json({"text": bundle.render(), "identity": bundle.identity, "decisions": bundle.decisions,
+                   "chunks": bundle.chunks, "facts": bundle.facts})
+        return
+    click.echo(bundle.render())
+
+
+@click.command("resume")
+@click.argument("session", required=False, default="")
+@click.option("--transcript", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
+              help="Read this transcript file instead of a captured session.")
+@where_options
+@json_option
+@pass_ctx
+def resume(ctx: CliContext, session: str, transcript: Path | None, cwd: Path | None, project: str | None,
+           as_json: bool) -> None:
+    """Where the last work in this project and branch stands (or SESSION's)."""
+    if transcript is not None:
+        state = resume_mod.from_transcript(transcript)
+    else:
+        core = core_of(ctx)
+        state = resume_mod.resume(ctx.db, place_of(core, cwd, project), session)
+    if as_json:
+        emit_json(state.to_dict())
+    else:
+        click.echo(resume_mod.render(state))
+
+
+@click.command("escalate")
+@click.argument("session")
+@json_option
+@pass_ctx
+def escalate(ctx: CliContext, session: str, as_json: bool) -> None:
+    """Turn a captured session's decisions, your corrections and its outcome into facts."""
+    core = core_of(ctx)
+    result = escalate_mod.escalate(ctx.db, ctx.settings, session, core.clock)
+    if as_json:
+        emit_json(result.to_dict())
+        return
+    click.echo(f"{len(result.added)} new facts from {result.session} ({result.extracted} extracted)")
+    for a in result.added:
+        click.echo(facts.line(a.fact, dates=False))
+
+
+def register(group: click.Group) -> None:
+    for command in (kg, decision_record, diary, value, wake_up, resume, escalate):
+        group.add_command(command)

@@ -1,0 +1,111 @@
+"""``kenning install`` / ``uninstall`` / ``doctor``: kenning in each agent tool's own config."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import click
+
+from kenning.cli.context import CliContext, emit_json, pass_ctx
+from kenning.clock import SystemClock
+from kenning.errors import Refused
+from kenning.install.agents import AGENTS, chosen
+from kenning.install.files import Ledger
+from kenning.install.installer import Installer, check
+
+
+def _home_option(fn: click.decorators.FC) -> click.decorators.FC:
+    return click.option(
+        "--home",
+        "user_home",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=None,
+        help="The home folder whose agent-tool configs to edit (default: your home). Tests use a temp folder.",
+    )(fn)
+
+
+def _executable() -> str:
+    """The absolute path of the running kenning, which agent tools will start."""
+    argv0 = Path(sys.argv[0])
+    if argv0.name == "kenning" and argv0.exists():
+        return os.path.abspath(argv0)
+    found = shutil.which("kenning")
+    if found:
+        return os.path.abspath(found)
+    raise Refused("cannot find the kenning executable", fix="install kenning so that `kenning` is on PATH, then retry")
+
+
+def _home(user_home: Path | None) -> Path:
+    return (user_home or Path.home()).expanduser().absolute()
+
+
+@click.command("install")
+@click.argument("tools", nargs=-1)
+@_home_option
+@click.option("--force", is_flag=True, help="Replace an entry named kenning that kenning did not write.")
+@pass_ctx
+def install_cmd(ctx: CliContext, tools: tuple[str, ...], user_home: Path | None, force: bool) -> None:
+    """Register kenning's MCP server (and hooks) in agent tools.
+
+    With no TOOL, every detected tool: claude, codex, gemini, cursor, opencode (config folder
+    present or binary on PATH). Each rewritten file is backed up first.
+
+    Example: kenning install claude codex
+    """
+    home = _home(user_home)
+    agents = chosen(tools, home, os.environ.get("PATH"))
+    if not agents:
+        click.echo("no agent tool found under " + str(home) + "; name one, e.g.: kenning install claude")
+        return
+    installer = Installer(home, ctx.settings.home, SystemClock().now())
+    exe = _executable()
+    for agent in agents:
+        report = installer.install(agent, exe, {}, force=force)
+        click.echo(f"{agent.label}:")
+        for line in report.lines:
+            click.echo(f"  {line}")
+    click.echo("restart the agent tools (or start a new session) to load kenning; check with: kenning doctor")
+
+
+@click.command("uninstall")
+@click.argument("tools", nargs=-1)
+@_home_option
+@click.option("--force", is_flag=True, help="Also remove kenning entries that were edited by hand.")
+@pass_ctx
+def uninstall_cmd(ctx: CliContext, tools: tuple[str, ...], user_home: Path | None, force: bool) -> None:
+    """Remove what kenning installed, keeping everything else (including your later edits)."""
+    home = _home(user_home)
+    installer = Installer(home, ctx.settings.home, SystemClock().now())
+    agents = chosen(tools, home, None) if tools else [a for a in AGENTS if installer.ledger.tool(a.name)]
+    if not agents:
+        click.echo("kenning is not installed in any agent tool")
+        return
+    for agent in agents:
+        report = installer.uninstall(agent, force=force)
+        click.echo(f"{agent.label}:")
+        for line in report.lines:
+            click.echo(f"  {line}")
+
+
+@click.command("doctor")
+@_home_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+@pass_ctx
+def doctor_cmd(ctx: CliContext, user_home: Path | None, as_json: bool) -> None:
+    """One line per agent tool: registered or not, and whether its kenning command runs."""
+    home = _home(user_home)
+    ledger = Ledger(ctx.settings.home)
+    checks = [check(a, home, ledger, os.environ.get("PATH")) for a in AGENTS]
+    if as_json:
+        emit_json([c.__dict__ for c in checks])
+        return
+    for c in checks:
+        click.echo(c.line())
+
+
+def register(group: click.Group) -> None:
+    for command in (install_cmd, uninstall_cmd, doctor_cmd):
+        group.add_command(command)

@@ -1,0 +1,309 @@
+"""Resume: the state of the last piece of work in this project and branch.
+
+What was asked, what was done, what is open (unfinished todo items from Claude Code's
+TodoWrite or Codex's plan tool, the last user ask without an answer, commands that failed
+and were not run successfully since) and which files changed, from the transcript's edits
+and from git. Read from the raw transcript, because the captured turns keep only a short
+summary of each tool call (no todo lists, no exit codes).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kenning.capture.sources.claude_code import human_text
+from kenning.capture.sources.jsonl import iter_all
+from kenning.core.scopes import Place
+from kenning.errors import NotFound
+from kenning.store.sqlite.db import Database
+
+_CODEX_SCAFFOLD = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions",
+                   "<permissions instructions>", "<INSTRUCTIONS>", "<user_shell_command>", "<turn_aborted>",
+                   "<subagent_notification>")
+_PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.MULTILINE)
+_EXIT = re.compile(r"(?:Exit code:?|exit_code\"?:)\s*(-?\d+)", re.IGNORECASE)
+_EDIT_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
+_SHELL_TOOLS = ("Bash", "shell", "exec_command", "local_shell", "container.exec", "run_shell_command")
+MAX_TEXT = 300
+
+
+@dataclass
+class WorkState:
+    session: str = ""
+    tool: str = ""
+    project: str = ""
+    branch: str = ""
+    started: str = ""
+    ended: str = ""
+    asked: str = ""  # the first ask of the session
+    last_ask: str = ""
+    unanswered: str = ""  # the last ask when nothing answered it
+    done: str = ""  # the agent's last words
+    todos_open: list[str] = field(default_factory=list)
+    todos_done: int = 0
+    failing: list[str] = field(default_factory=list)
+    commands: int = 0
+    files_edited: list[str] = field(default_factory=list)
+    files_git: list[str] = field(default_factory=list)
+    transcript: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _short(text: str, limit: int = MAX_TEXT) -> str:
+    text = re.sub(r"\s+", " ", text).strip()
+    return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + "…"
+
+
+def _add_file(state: WorkState, path: str) -> None:
+    if path and path not in state.files_edited:
+        state.files_edited.append(path)
+
+
+def _ran(state: WorkState, command: str, ok: bool) -> None:
+    state.commands += 1
+    if ok:
+        if command in state.failing:
+            state.failing.remove(command)
+    elif command not in state.failing:
+        state.failing.append(command)
+
+
+def _text_blocks(content: Any, kinds: tuple[str, ...] = ("text",)) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") in kinds)
+    return ""
+
+
+def _claude(records: list[dict[str, Any]], state: WorkState) -> None:
+    pending: dict[str, str] = {}  # tool_use id -> shell command
+    answered = True
+    for rec in records:
+        if rec.get("timestamp"):
+            state.started = state.started or str(rec["timestamp"])
+            state.ended = str(rec["timestamp"])
+        state.session = state.session or str(rec.get("sessionId") or "")
+        if isinstance(rec.get("gitBranch"), str) and rec["gitBranch"]:
+            state.branch = rec["gitBranch"]
+        message = rec.get("message")
+        if rec.get("type") not in ("user", "assistant") or not isinstance(message, dict) or rec.get("isMeta"):
+            continue
+        content = message.get("content")
+        blocks = content if isinstance(content, list) else []
+        if rec["type"] == "user":
+            results = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"]
+            for block in results:
+                command = pending.pop(str(block.get("tool_use_id")), None)
+                if command is not None:
+                    _ran(state, command, not block.get("is_error"))
+            if results or rec.get("isCompactSummary"):
+                continue
+            text = human_text(_text_blocks(content))
+            if text:
+                state.asked = state.asked or _short(text)
+                state.last_ask = _short(text)
+                answered = False
+            continue
+        text = _text_blocks(content).strip()
+        if text:
+            state.done = _short(text)
+            answered = True
+        for block in blocks:
+            if not isinstance(block, dict) or block.get("type") != "tool_use":
+                continue
+            name, data = str(block.get("name", "")), block.get("input")
+            data = data if isinstance(data, dict) else {}
+            if name == "TodoWrite" and isinstance(data.get("todos"), list):
+                todos = [t for t in data["todos"] if isinstance(t, dict)]
+                state.todos_open = [_short(str(t.get("content", ""))) for t in todos if t.get("status") != "completed"]
+                state.todos_done = sum(1 for t in todos if t.get("status") == "completed")
+            elif name in _EDIT_TOOLS:
+                _add_file(state, str(data.get("file_path") or data.get("notebook_path") or ""))
+                for edit in data.get("edits", []) if isinstance(data.get("edits"), list) else []:
+                    if isinstance(edit, dict):
+                        _add_file(state, str(edit.get("file_path", "")))
+            elif name in _SHELL_TOOLS and isinstance(data.get("command"), str):
+                pending[str(block.get("id"))] = _short(data["command"], 160)
+    state.unanswered = "" if answered else state.last_ask
+
+
+def _codex_command(args: Any) -> str:
+    if isinstance(args, dict):
+        cmd = args.get("cmd", args.get("command"))
+        if isinstance(cmd, list):
+            # ["bash", "-lc", "pytest -q"] -> the script itself
+            return _short(cmd[-1] if len(cmd) >= 3 and cmd[0] in ("bash", "sh", "zsh") else " ".join(map(str, cmd)), 160)
+        if isinstance(cmd, str):
+            return _short(cmd, 160)
+    return ""
+
+
+def _codex(records: list[dict[str, Any]], state: WorkState) -> None:
+    pending: dict[str, str] = {}
+    answered = True
+    for rec in records:
+        payload = rec.get("payload")
+        if not isinstance(payload, dict):
+            continue
+        if rec.get("timestamp"):
+            state.started = state.started or str(rec["timestamp"])
+            state.ended = str(rec["timestamp"])
+        kind, ptype = rec.get("type"), payload.get("type")
+        if kind == "session_meta":
+            state.session = str(payload.get("id") or state.session)
+            git = payload.get("git")
+            if isinstance(git, dict) and isinstance(git.get("branch"), str):
+                state.branch = git["branch"]
+            continue
+        if kind == "event_msg" and ptype == "exec_command_end":
+            command = pending.pop(str(payload.get("call_id")), None)
+            if command is not None:
+                _ran(state, command, payload.get("exit_code") == 0)
+            continue
+        if kind != "response_item":
+            continue
+        if ptype == "message":
+            text = _text_blocks(payload.get("content"), ("input_text", "output_text", "text")).strip()
+            if not text:
+                continue
+            if payload.get("role") == "user" and not text.startswith(_CODEX_SCAFFOLD):
+                state.asked = state.asked or _short(text)
+                state.last_ask = _short(text)
+                answered = False
+            elif payload.get("role") == "assistant":
+                state.done = _short(text)
+                answered = True
+        elif ptype in ("function_call", "custom_tool_call", "local_shell_call"):
+            name = str(payload.get("name", ""))
+            raw = payload.get("arguments", payload.get("input", payload.get("action", "")))
+            args: Any = raw
+            if isinstance(raw, str):
+                try:
+                    args = json.loads(raw)
+                except ValueError:
+                    args = None
+                for path in _PATCH_FILE.findall(raw):
+                    _add_file(state, path.strip())
+            if name == "update_plan" and isinstance(args, dict) and isinstance(args.get("plan"), list):
+                steps = [s for s in args["plan"] if isinstance(s, dict)]
+                state.todos_open = [_short(str(s.get("step", ""))) for s in steps if s.get("status") != "completed"]
+                state.todos_done = sum(1 for s in steps if s.get("status") == "completed")
+            elif name != "apply_patch" or ptype == "local_shell_call":
+                command = _codex_command(args)
+                if command:
+                    pending[str(payload.get("call_id", ""))] = command
+        elif ptype in ("function_call_output", "custom_tool_call_output"):
+            command = pending.get(str(payload.get("call_id")))
+            output = payload.get("output")
+            text = output if isinstance(output, str) else json.dumps(output)
+            found = _EXIT.search(text or "")
+            if command is not None and found:
+                pending.pop(str(payload.get("call_id")), None)
+                _ran(state, command, found.group(1) == "0")
+    state.unanswered = "" if answered else state.last_ask
+
+
+def from_transcript(path: Path, tool: str = "") -> WorkState:
+    """The work state of one transcript file (Claude Code or Codex JSONL)."""
+    records = list(iter_all(path))
+    state = WorkState(transcript=str(path))
+    codex = tool == "codex" or any(r.get("type") == "session_meta" for r in records[:5])
+    state.tool = "codex" if codex else (tool or "claude-code")
+    (_codex if codex else _claude)(records, state)
+    return state
+
+
+def _from_turns(db: Database, session_id: str, state: WorkState) -> None:
+    rows = db.query("SELECT role, text, at, files FROM capture_turns WHERE session = ? ORDER BY at, id",
+                    (session_id,))
+    answered = True
+    for r in rows:
+        if r["role"] == "user":
+            state.asked = state.asked or _short(r["text"])
+            state.last_ask, answered = _short(r["text"]), False
+        elif r["role"] == "assistant" and r["text"].strip():
+            state.done, answered = _short(r["text"]), True
+        for f in json.loads(r["files"] or "[]"):
+            _add_file(state, f)
+    state.unanswered = "" if answered else state.last_ask
+
+
+def find_session(db: Database, place: Place, session: str = "") -> dict[str, Any]:
+    if session:
+        row = db.one("SELECT * FROM capture_sessions WHERE id = ? OR id LIKE ? ORDER BY last_at DESC LIMIT 1",
+                     (session, "%:" + session.replace("%", "") + "%"))
+        if row is None:
+            raise NotFound(f"no captured session matches {session!r}", fix="list sessions with kenning sessions,"
+                           " or run kenning sync first")
+        return dict(row)
+    for branch_clause, params in ((" AND branch = ?", (place.branch,)), ("", ())):
+        if branch_clause and not place.branch:
+            continue
+        row = db.one("SELECT * FROM capture_sessions WHERE workspace = ? AND project = ?" + branch_clause
+                     + " ORDER BY last_at DESC LIMIT 1", (place.workspace, place.project, *params))
+        if row is not None:
+            return dict(row)
+    raise NotFound(f"no captured session for {place.name or place.project}",
+                   fix="run kenning sync to capture this project's transcripts, or name a session")
+
+
+def _git_changes(root: Path | None, since: str) -> list[str]:
+    if root is None or not (root / ".git").exists():
+        return []
+    from kenning.gitinfo import run_git
+
+    changed: list[str] = []
+    try:
+        status = run_git(root, "status", "--porcelain", check=False).splitlines()
+        changed += [line[3:].split(" -> ")[-1].strip() for line in status if len(line) > 3]
+        if since:
+            log = run_git(root, "log", f"--since={since}", "--name-only", "--format=", check=False)
+            changed += [x.strip() for x in log.splitlines() if x.strip()]
+    except Exception:  # git missing or broken: the transcript still says what changed
+        return []
+    return list(dict.fromkeys(changed))
+
+
+def resume(db: Database, place: Place, session: str = "") -> WorkState:
+    """The last piece of work in ``place`` (its project and branch), or a named session."""
+    row = find_session(db, place, session)
+    src = db.one("SELECT source FROM capture_turns WHERE session = ? ORDER BY id DESC LIMIT 1", (row["id"],))
+    path = Path(str(src["source"])) if src else None
+    if path is not None and path.is_file() and row["tool"] in ("claude-code", "codex"):
+        state = from_transcript(path, row["tool"])
+    else:
+        state = WorkState(tool=row["tool"], started=row["first_at"], ended=row["last_at"])
+        _from_turns(db, row["id"], state)
+    state.session, state.project = row["id"], row["project"]
+    state.branch = state.branch or row["branch"]
+    state.files_git = _git_changes(place.root, state.started)
+    return state
+
+
+def render(state: WorkState) -> str:
+    lines = [f"Last work: {state.session} ({state.tool}, branch {state.branch or '-'}, "
+             f"{state.started[:16].replace('T', ' ')} → {state.ended[:16].replace('T', ' ')})"]
+    if state.asked:
+        lines.append(f"Asked: {state.asked}")
+    if state.last_ask and state.last_ask != state.asked:
+        lines.append(f"Last ask: {state.last_ask}")
+    if state.done:
+        lines.append(f"Done (last words): {state.done}")
+    lines.append(f"Ran {state.commands} commands; edited {len(state.files_edited)} files.")
+    open_items = [f"todo: {t}" for t in state.todos_open] + [f"failing: {c}" for c in state.failing]
+    if state.unanswered:
+        open_items.append(f"unanswered ask: {state.unanswered}")
+    lines.append("Open:" if open_items else "Open: nothing recorded as open.")
+    lines += [f"  - {item}" for item in open_items[:12]]
+    if state.files_edited:
+        lines.append("Files edited: " + ", ".join(state.files_edited[:20]))
+    if state.files_git:
+        lines.append("Changed in git since: " + ", ".join(state.files_git[:20]))
+    return "\n".join(lines)

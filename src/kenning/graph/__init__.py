@@ -1,0 +1,1 @@
+"""The knowledge graph: temporal facts, extraction from sessions, and session-end escalation."""

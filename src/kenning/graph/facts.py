@@ -1,0 +1,204 @@
+"""Temporal facts ``subject -> predicate -> object`` with provenance and confidence.
+
+Windows are half-open, ``[valid_from, valid_to)``, with full ISO timestamps: at the moment a
+new fact closes an old one the new one holds and the old one no longer does, so ``as_of``
+never sees both. Adding never closes anything by default (``uses`` has many values); only
+``replace=True``, a single-valued predicate, or a decision with an area closes the current
+object(s) of the same slot. A fact that is already current (or known over the time it is
+added at) is never inserted again, so re-syncing a session adds nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from kenning.clock import Clock, from_iso, parse_as_of, to_iso
+from kenning.errors import Invalid, NotFound
+from kenning.graph.vocabulary import Vocabulary, load
+from kenning.redact import redact
+from kenning.store.sqlite.db import Database
+from kenning.store.sqlite.graph_store import FactRow, GraphStore
+
+# Predicates with one value at a time: a new object closes the current one.
+SINGLE_VALUED = frozenset({
+    "status", "version", "owner", "lead", "default_branch", "deploys_to", "hosted_on", "license",
+    "last_session_outcome", "primary_language",
+})
+ORIGINS = ("asserted", "recorded", "extracted", "escalated")
+DIRECTIONS = ("both", "out", "in")
+MAX_NAME = 200
+MAX_TEXT_OBJECT = 500
+
+
+@dataclass(frozen=True)
+class AddResult:
+    fact: FactRow
+    added: bool  # False: the same fact was already current (or known at that time)
+    closed: list[int] = field(default_factory=list)
+
+
+def predicate_id(predicate: str) -> str:
+    """``Depends On`` -> ``depends_on``; letters, digits, ``_`` and ``.`` only."""
+    text = re.sub(r"[\s\-]+", "_", predicate.strip().lower())
+    text = re.sub(r"[^a-z0-9_.]", "", text).strip("_")
+    if not text or len(text) > 60:
+        raise Invalid(f"predicate {predicate!r} is not usable",
+                      fix="give a short verb phrase such as uses, depends_on or decided")
+    return text
+
+
+def entity_key(name: str) -> str:
+    key = load().canonical(name)
+    if not key or len(key) > MAX_NAME:
+        raise Invalid(f"entity {name!r} is empty or longer than {MAX_NAME} characters",
+                      fix="name the thing in a few words (a project, a tool, a person)")
+    return key
+
+
+def area_id(area: str) -> str:
+    return re.sub(r"\s+", " ", area.strip().lower())[:60]
+
+
+def _when(value: str | datetime | None, clock: Clock) -> str:
+    if value is None or value == "":
+        return to_iso(clock.now())
+    if isinstance(value, datetime):
+        return to_iso(value)
+    try:
+        return to_iso(from_iso(value.strip()))
+    except ValueError as exc:
+        raise Invalid(f"time {value!r} is not an ISO date-time",
+                      fix="give a time like 2026-03-01T14:00:00Z") from exc
+
+
+def add(
+    db: Database, clock: Clock, workspace: str, subject: str, predicate: str, obj: str, *,
+    project: str = "", object_kind: str = "entity", area: str = "", valid_from: str | datetime | None = None,
+    confidence: float = 1.0, origin: str = "asserted", session: str = "", memory_ref: str = "", person: str = "",
+    evidence: str = "", replace: bool = False, subject_type: str = "", object_type: str = "",
+    subject_name: str = "",
+) -> AddResult:
+    """Add one fact (see the module docstring for what closes what)."""
+    if object_kind not in ("entity", "text"):
+        raise Invalid(f"object_kind {object_kind!r} is unknown", fix="use entity or text")
+    if origin not in ORIGINS:
+        raise Invalid(f"origin {origin!r} is unknown", fix=f"use one of {', '.join(ORIGINS)}")
+    if not 0.0 < confidence <= 1.0:
+        raise Invalid(f"confidence {confidence} is out of range", fix="give a number above 0 and at most 1")
+    store = GraphStore(db)
+    now = to_iso(clock.now())
+    s_key = entity_key(subject)
+    pred = predicate_id(predicate)
+    if object_kind == "entity":
+        o_key, o_name = entity_key(obj), obj.strip()
+    else:
+        o_name = re.sub(r"\s+", " ", redact(obj)).strip()
+        if not o_name:
+            raise Invalid("the object is empty", fix="give the object of the fact")
+        o_key = o_name[:MAX_TEXT_OBJECT]
+    slot_area = area_id(area)
+    start = _when(valid_from, clock)
+    with db.transaction():
+        vocab = load()
+        store.ensure_entity(workspace, s_key, subject_name.strip() or subject.strip(), subject_type or _type_of(vocab, subject), now)
+        if object_kind == "entity":
+            store.ensure_entity(workspace, o_key, o_name, object_type or _type_of(vocab, obj), now)
+        known = [f for f in store.same_fact(workspace, s_key, pred, o_key, slot_area)
+                 if f.valid_to is None or f.valid_to > start]
+        if known:
+            return AddResult(known[-1], False)
+        closes = replace or pred in SINGLE_VALUED or bool(slot_area)
+        others = [f for f in store.current_in_slot(workspace, s_key, pred, slot_area) if f.object != o_key] \
+            if closes else []
+        # A current fact that started after this one (an older session synced late) is not
+        # closed: this one is stored as already ended when that one began.
+        later = sorted(f.valid_from for f in others if f.valid_from > start)
+        row = FactRow(0, workspace, project, s_key, pred, o_key, object_kind, slot_area, start,
+                      later[0] if later else None, round(confidence, 3), origin, session, memory_ref, person,
+                      redact(evidence)[:400], now)
+        fact_id = store.insert(row)
+        closed = []
+        for other in others:
+            if other.valid_from <= start:
+                store.close(other.id, start, fact_id)
+                closed.append(other.id)
+        fact = store.get(workspace, fact_id)
+        assert fact is not None
+        return AddResult(fact, True, closed)
+
+
+def _type_of(vocab: Vocabulary, name: str) -> str:
+    term = vocab.lookup(name)
+    return term.type if term else "unknown"
+
+
+def end(db: Database, clock: Clock, workspace: str, fact_id: int, when: str | datetime | None = None) -> FactRow:
+    """End a wrong or outdated fact now (or at ``when``); it stays in the timeline."""
+    store = GraphStore(db)
+    fact = store.get(workspace, fact_id)
+    if fact is None:
+        raise NotFound(f"fact f:{fact_id} does not exist", fix="list facts with kenning kg query <entity>")
+    stop = _when(when, clock)
+    if fact.valid_to is None:
+        if stop < fact.valid_from:
+            raise Invalid("a fact cannot end before it starts", fix=f"give a time after {fact.valid_from}")
+        with db.transaction():
+            store.close(fact_id, stop, None)
+    ended = store.get(workspace, fact_id)
+    assert ended is not None
+    return ended
+
+
+def query(
+    db: Database, workspace: str, entity: str, *, predicate: str = "", as_of: str | datetime | None = None,
+    direction: str = "both", project: str = "", limit: int = 200,
+) -> list[FactRow]:
+    """Facts about ``entity`` (as subject, object or both), newest first. ``as_of`` (a date
+    means the end of that day) keeps only facts whose window holds that moment."""
+    if direction not in DIRECTIONS:
+        raise Invalid(f"direction {direction!r} is unknown", fix="use both, out or in")
+    moment = ""
+    if isinstance(as_of, datetime):
+        moment = to_iso(as_of)
+    elif as_of:
+        moment = to_iso(parse_as_of(as_of))
+    pred = predicate_id(predicate) if predicate else ""
+    return GraphStore(db).query(workspace, entity_key(entity), predicate=pred, as_of=moment, direction=direction,
+                                project=project, limit=limit)
+
+
+def timeline(db: Database, workspace: str, entity: str, limit: int = 500) -> list[FactRow]:
+    """Every fact about one entity, oldest first, ended ones included."""
+    return GraphStore(db).timeline(workspace, entity_key(entity), limit)
+
+
+def line(fact: FactRow, *, dates: bool = True) -> str:
+    """One fact as text, with its id so a wrong line can be found and ended."""
+    area = f" [{fact.area}]" if fact.area else ""
+    obj = f'"{fact.object_name}"' if fact.object_kind == "text" else fact.object_name
+    text = f"{fact.ref} {fact.subject_name} {fact.predicate}{area} {obj}"
+    if dates:
+        window = fact.valid_from[:16].replace("T", " ")
+        window += " → " + (fact.valid_to[:16].replace("T", " ") if fact.valid_to else "now")
+        text += f"  ({window})"
+    return text
+
+
+def as_dict(fact: FactRow) -> dict[str, object]:
+    return {
+        "id": fact.ref, "subject": fact.subject_name, "subject_id": fact.subject, "predicate": fact.predicate,
+        "object": fact.object_name, "object_id": fact.object if fact.object_kind == "entity" else None,
+        "object_kind": fact.object_kind, "area": fact.area, "valid_from": fact.valid_from,
+        "valid_to": fact.valid_to, "current": fact.current, "confidence": fact.confidence, "origin": fact.origin,
+        "project": fact.project, "session": fact.session, "memory_ref": fact.memory_ref, "person": fact.person,
+        "evidence": fact.evidence,
+    }
+
+
+def parse_fact_ref(value: str) -> int:
+    text = value.strip().lower().removeprefix("f:")
+    if not text.isdigit():
+        raise Invalid(f"{value!r} is not a fact id", fix="fact ids look like f:42")
+    return int(text)

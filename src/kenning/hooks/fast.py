@@ -1,0 +1,191 @@
+"""The tool-call fast path: a small compiled trigger file kept next to the store.
+
+Every watched tool call runs a hook, so the hook first reads ``triggers.json`` and opens the
+database only when something could match. The file holds, per trigger, a literal that any
+matching command or path must contain (cheap ``in`` tests; the regex or glob is compiled only
+when its literal is there), plus the file names that lessons and decisions cite.
+
+It is rebuilt lazily: it records the database files' signature (mtimes and sizes) and the
+database's lesson stamp (bumped by SQL triggers whenever a lesson, a trigger or a citation
+changes). Same signature: nothing to check. Different: read the stamp; rebuild only when it
+moved. Compiling a regex costs ~75 µs, so compiling all 200 on every call would eat the budget.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fnmatch
+import json
+import os
+import re
+
+TYPE_CHECKING = False  # typing costs milliseconds to import; mypy reads this name as True
+if TYPE_CHECKING:
+    from typing import Any
+
+FILE = "triggers.json"
+VERSION = 1
+
+
+def _sig(db: str) -> list[int]:
+    out: list[int] = []
+    for p in (db, f"{db}-wal"):
+        try:
+            st = os.stat(p)
+            out += [st.st_mtime_ns, st.st_size]
+        except OSError:
+            out += [0, 0]
+    return out
+
+
+def regex_hint(pattern: str) -> tuple[str, bool]:
+    """The longest literal every match must contain (top level only), and whether the pattern
+    ignores case. "" means no literal is known: the pattern is always tried."""
+    try:
+        from re import _parser  # type: ignore[attr-defined]
+
+        parsed = _parser.parse(pattern)
+        literal = _parser.LITERAL
+    except Exception:
+        return "", False
+    ci = bool(parsed.state.flags & re.IGNORECASE)
+    best = cur = ""
+    for op, av in parsed:
+        if op is literal:
+            cur += chr(av)
+        else:
+            best, cur = max(best, cur, key=len), ""
+    best = max(best, cur, key=len)
+    return (best.lower() if ci else best), ci
+
+
+def glob_hint(glob: str) -> str:
+    runs = re.split(r"[*?\[\]]+", glob)
+    best = max(runs, key=len) if runs else ""
+    return best[2:] if best.startswith("./") else best
+
+
+def compile_rows(rows: list[tuple[str, str | None, str, str]]) -> dict[str, Any]:
+    """(ref, trigger text, source_ref, kind) rows -> the file's matching tables."""
+    from kenning.core.lessons import cited_path
+
+    data: dict[str, Any] = {"shell": [], "read": [], "edit": [], "cited": []}
+    cited: set[str] = set()
+    for _ref, trigger, source_ref, _kind in rows:
+        if trigger:
+            tool, _, pattern = trigger.partition(":")
+            if tool == "shell":
+                hint, ci = regex_hint(pattern)
+                data["shell"].append([hint, pattern, ci])
+            elif tool in ("read", "edit"):
+                data[tool].append([glob_hint(pattern), pattern])
+        path = cited_path(source_ref or "")
+        if path:
+            cited.add(path.rsplit("/", 1)[-1])
+    data["cited"] = sorted(cited)
+    return data
+
+
+def _write(path: str, data: dict[str, Any]) -> None:
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(json.dumps(data))
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+
+
+def rebuild(home: str, db_path: str) -> dict[str, Any]:
+    """Read every trigger and citation from the database and rewrite the file."""
+    from kenning.store.sqlite.hooks_store import HookStore
+    from kenning.store.sqlite.schema import open_database
+
+    sig = _sig(db_path)
+    db = open_database(db_path)
+    try:
+        store = HookStore(db)
+        stamp = store.lesson_stamp()
+        rows = [(r[0], r[1], r[2], r[3]) for r in store.trigger_rows()]
+    finally:
+        db.close()
+    data = {"version": VERSION, "stamp": stamp, "sig": sig, **compile_rows(rows)}
+    _write(os.path.join(home, FILE), data)
+    return data
+
+
+def _stamp(db_path: str) -> int | None:
+    import sqlite3
+
+    try:
+        conn = sqlite3.connect(db_path, timeout=2.0)
+        try:
+            row = conn.execute("SELECT n FROM hook_stamp WHERE name = 'lessons'").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return None
+    return int(row[0]) if row else None
+
+
+def load(home: str, db_path: str) -> dict[str, Any]:
+    """The trigger tables, fresh: from the file when the database did not move or its lesson
+    stamp is unchanged, else rebuilt. No database yet means nothing can match."""
+    path = os.path.join(home, FILE)
+    if not os.path.exists(db_path):
+        return {"shell": [], "read": [], "edit": [], "cited": []}
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data: dict[str, Any] = json.loads(fh.read())
+    except (OSError, ValueError):
+        return rebuild(home, db_path)
+    sig = _sig(db_path)
+    if data.get("version") == VERSION and data.get("sig") == sig:
+        return data
+    stamp = _stamp(db_path)
+    if stamp is not None and data.get("version") == VERSION and data.get("stamp") == stamp:
+        data["sig"] = sig
+        _write(path, data)
+        return data
+    return rebuild(home, db_path)
+
+
+def _suffixes(path: str) -> list[str]:
+    parts = path.replace("\\", "/").strip("/").split("/")
+    return ["/".join(parts[i:]) for i in range(len(parts))]
+
+
+def could_match(data: dict[str, Any], kind: str, command: str, paths: tuple[str, ...]) -> bool:
+    """Whether any trigger or citation could fire for this call (never a false "no")."""
+    if kind == "shell":
+        lowered = None
+        for hint, pattern, ci in data.get("shell", []):
+            if ci:
+                lowered = command.lower() if lowered is None else lowered
+                if hint not in lowered:
+                    continue
+            elif hint not in command:
+                continue
+            try:
+                if re.search(pattern, command):
+                    return True
+            except re.error:
+                continue
+        return False
+    if kind not in ("read", "edit") or not paths:
+        return False
+    cited = set(data.get("cited", []))
+    for path in paths:
+        norm = path.replace("\\", "/")
+        if norm.rsplit("/", 1)[-1] in cited:
+            return True
+        for hint, glob in data.get(kind, []):
+            if hint and hint not in norm:
+                continue
+            globs = (glob, glob[3:]) if glob.startswith("**/") else (glob,)
+            if any(fnmatch.fnmatchcase(s, g) for s in _suffixes(norm) for g in globs):
+                return True
+            if "/" not in glob and fnmatch.fnmatchcase(norm.rsplit("/", 1)[-1], glob):
+                return True
+    return False

@@ -1,0 +1,176 @@
+"""What each hook event does once the database is open. The entry point (main.py) decides
+whether it needs opening at all; these functions return the text to add or the reason to send
+a turn back, and never raise on a strange folder."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import TYPE_CHECKING
+
+from kenning.context import brief, notes
+from kenning.core import lessons as lessons_mod
+from kenning.core import parked, work
+from kenning.core.lifecycle import RESTING_AFTER
+from kenning.core.render import memory_line
+from kenning.gitinfo import GitError, current_branch
+from kenning.hooks.events import HookEvent
+from kenning.store.sqlite.hooks_store import HookStore, SessionRow
+
+if TYPE_CHECKING:
+    from kenning.core.scopes import Place
+    from kenning.core.service import Core
+
+MIN_FIRST_PROMPT = 8
+TIDY_EVERY = timedelta(days=7)
+TIDY_MANY = 300
+TIDY_PREFS_DECISIONS = 5
+RECALL_ASK = ("Before you start, call `recall` with this task in your own words (skip it if the request "
+              "is trivial). Memory is looked up for the task; nothing was given at the start.")  # fmt: skip
+TIDY_ASK = ("This project's memory needs a tidy ({why}). When this task is done, offer the user a tidy: "
+            "list_memories, then propose_memory_change for merges, retirements or lessons; change nothing "
+            "without their yes.")  # fmt: skip
+STOP_ASK = ("This session changed files and never looked the task up in memory. Call `recall` with the "
+            "task in your own words, check the result against what you did, then finish.")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Reply:
+    context: str = ""
+    send_back: str = ""
+
+
+def _place(core: Core, event: HookEvent) -> Place:
+    return core.place(event.cwd or None)
+
+
+def _session(core: Core, place: Place, event: HookEvent, holdout: bool | None) -> SessionRow:
+    return work.ensure_session(core, place, event.tool, event.session_id, event.cwd, forced=holdout)
+
+
+def _hooks(core: Core) -> HookStore:
+    return work.hooks_of(core)
+
+
+def wake_up(core: Core, place: Place, session: SessionRow) -> str:
+    """Hook point for tools set to start with the wake-up bundle (meta ``hooks.start.<tool>`` =
+    ``wakeup``); the graph subsystem provides ``kenning.graph.wakeup.bundle``."""
+    if core.store.get_meta(f"hooks.start.{session.tool}") != "wakeup":
+        return ""
+    try:
+        module = importlib.import_module("kenning.graph.wakeup")
+    except ModuleNotFoundError:
+        return ""
+    return str(module.bundle(core, place, session) or "")
+
+
+def on_start(core: Core, event: HookEvent, holdout: bool | None) -> Reply:
+    place = _place(core, event)
+    if place.root is not None and work.is_trunk(place.branch):
+        # The brief lists other branches' uncommitted work only on the main branch. Only the
+        # parked-work reading runs here: at_start's citation sweep costs ~0.15 s per thousand
+        # citations, past this hook's budget; the MCP server's start runs it.
+        with contextlib.suppress(GitError, OSError):
+            parked.refresh(core, place.root)
+    session = _session(core, place, event, holdout)
+    _hooks(core).update_session(session.session, last_seen=core.now(), branch=place.branch, ended_at=None)
+    task = work.task_of(core, session)
+    if task is not None:
+        from kenning.context import card  # git grep and the file matching: only for a task run
+
+        text = card.build(core, place, task, session)
+    else:
+        text = brief.build(core, place, session, holdout=session.holdout)
+    extra = wake_up(core, place, session)
+    return Reply(context=f"{text}\n\n{extra}" if extra else text)
+
+
+def tidy_reason(core: Core, place: Place) -> str:
+    hooks, now = _hooks(core), core.now()
+    last = hooks.last_ask(core.workspace, place.project, "tidy")
+    if last is not None and now - last < TIDY_EVERY:
+        return ""
+    if hooks.open_proposals(core.workspace, place.project):
+        return ""
+    awake, prefs_decisions, triggered = hooks.tidy_counts(core.workspace, place.project, now - RESTING_AFTER)
+    if awake > TIDY_MANY:
+        return f"{awake} memories that are not resting"
+    if prefs_decisions >= TIDY_PREFS_DECISIONS and triggered == 0:
+        return f"{prefs_decisions} preferences and decisions, and no lesson with a trigger"
+    return ""
+
+
+def on_prompt(core: Core, event: HookEvent, holdout: bool | None) -> Reply:
+    place = _place(core, event)
+    session = _session(core, place, event, holdout)
+    hooks, now = _hooks(core), core.now()
+    prompt = event.prompt.strip()
+    first = session.first_prompt_at is None and len(prompt) >= MIN_FIRST_PROMPT
+    fields: dict[str, object] = {"last_seen": now, "prompts": session.prompts + 1}
+    parts: list[str] = []
+    if first:
+        fields.update(first_prompt_at=now, opening=prompt[:300])
+    branch_now = current_branch(place.root) if place.root is not None and event.cwd else place.branch
+    with core.store.transaction():
+        hooks.update_session(session.session, **fields)
+        if first and session.task_id is None and not session.holdout:
+            parts.append(RECALL_ASK)
+            why = tidy_reason(core, place)
+            if why:
+                parts.append(TIDY_ASK.format(why=why))
+                hooks.set_ask(core.workspace, place.project, "tidy", now, session.session)
+        parts.extend(notes.build(core, place, session, prompt, branch_now or place.branch))
+    return Reply(context="\n".join(parts))
+
+
+def on_tool(core: Core, event: HookEvent, holdout: bool | None) -> Reply:
+    """Record what the session did (called recall, changed files) and hand out lessons."""
+    place = _place(core, event)
+    session = _session(core, place, event, holdout)
+    hooks = _hooks(core)
+    if event.call_kind == "recall" and not session.recalled:
+        hooks.update_session(session.session, recalled=True, last_seen=core.now())
+    if event.call_kind == "edit" and not session.changed_files:
+        hooks.update_session(session.session, changed_files=True)
+    if not event.lessons_here or session.holdout:
+        return Reply()
+    call = lessons_mod.ToolCall(event.call_kind, event.command, event.paths)
+    given = lessons_mod.for_call(core, place, call, session.session, event.cwd)
+    if not given:
+        return Reply()
+    lines = ["kenning lessons for this call:"] + [f"- {memory_line(m, limit=400)}" for m in given]
+    return Reply(context="\n".join(lines))
+
+
+def on_stop(core: Core, event: HookEvent, holdout: bool | None) -> Reply:
+    place = _place(core, event)
+    session = _session(core, place, event, holdout)
+    hooks = _hooks(core)
+    hooks.update_session(session.session, last_seen=core.now(), last_message=event.last_message[:300])
+    if event.stop_hook_active or session.stop_asked or session.recalled:
+        return Reply()
+    if session.task_id is not None or session.holdout or not session.changed_files:
+        return Reply()
+    hooks.update_session(session.session, stop_asked=True)
+    return Reply(send_back=STOP_ASK)
+
+
+def on_end(core: Core, event: HookEvent, holdout: bool | None) -> Reply:
+    hooks = _hooks(core)
+    key = work.session_key(event.tool, event.session_id)
+    if hooks.session(key) is not None:
+        hooks.update_session(key, ended_at=core.now(), last_seen=core.now())
+    return Reply()
+
+
+HANDLERS = {"start": on_start, "prompt": on_prompt, "pre_tool": on_tool, "post_tool": on_tool,
+            "stop": on_stop, "end": on_end}  # fmt: skip
+
+
+def handle(core: Core, event: HookEvent, holdout: bool | None = None) -> Reply:
+    handler = HANDLERS.get(event.kind)
+    return handler(core, event, holdout) if handler else Reply()
+
+

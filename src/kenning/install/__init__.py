@@ -1,0 +1,1 @@
+"""Registering kenning in agent tools (Claude Code, Codex, Gemini CLI, Cursor, OpenCode)."""

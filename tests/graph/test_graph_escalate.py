@@ -1,0 +1,74 @@
+"""Session-end escalation: only what the user said or confirmed becomes a decision."""
+
+from __future__ import annotations
+
+from graph_sessions import CLAUDE_SESSION, CODEX_SESSION, Shop
+
+from kenning.graph import escalate
+
+DECIDED_CLAUDE = [
+    "We decided to move the export job to Celery with Redis as the broker instead of running it in the request,"
+    " because exports take minutes.",
+]
+NEVER_DECISIONS = [
+    "The task runs but the test still fails.",  # only the confirmed proposal sentence counts
+    "Let me check the current export view.",
+    "I'll look at the settings too.",
+    "Let me check the Flower docs.",
+    "Understood: Flower is now in the dev extras only.",
+    "Let me run the search tests first.",
+]
+
+
+def _objects(result: escalate.Escalation, predicate: str) -> list[str]:
+    return [a.fact.object for a in result.added if a.fact.predicate == predicate]
+
+
+def test_escalate_claude_session(shop: Shop) -> None:
+    shop.sync()
+    assert shop.core.db is not None
+    result = escalate.escalate(shop.core.db, shop.settings, CLAUDE_SESSION, shop.clock)
+    decided = _objects(result, "decided")
+    assert decided == [DECIDED_CLAUDE[0], "I suggest we use Flower for monitoring the Celery workers."]
+    for line in NEVER_DECISIONS:
+        assert line not in decided
+    assert _objects(result, "user_corrected") == [
+        "No, don't add flower to requirements.txt, put it in the dev extras instead."]
+    outcome = _objects(result, "last_session_outcome")
+    assert len(outcome) == 1 and outcome[0].startswith("interrupted: last ask unanswered")
+    assert all(a.fact.origin == "escalated" and a.fact.person in ("user", "") for a in result.added)
+
+
+def test_escalate_twice_adds_nothing_and_outcome_is_single_valued(shop: Shop) -> None:
+    shop.sync()
+    db = shop.core.db
+    assert db is not None
+    escalate.escalate(db, shop.settings, f"claude:{CLAUDE_SESSION}", shop.clock)
+    before = db.one("SELECT count(*) AS n FROM graph_facts")["n"]  # type: ignore[index]
+    again = escalate.escalate(db, shop.settings, f"claude:{CLAUDE_SESSION}", shop.clock)
+    assert again.added == [] and again.extracted == 0
+    assert db.one("SELECT count(*) AS n FROM graph_facts")["n"] == before  # type: ignore[index]
+    codex = escalate.escalate(db, shop.settings, CODEX_SESSION, shop.clock)
+    assert _objects(codex, "decided") == [
+        "Let's use SQLite FTS5 rather than Elasticsearch, we don't want another service to run."]
+    outcomes = db.query("SELECT object FROM graph_facts WHERE predicate = 'last_session_outcome'"
+                        " AND valid_to IS NULL")
+    assert [r["object"] for r in outcomes] == ["unresolved: 1 failing command(s), last ruff check shop"]
+
+
+def test_corrections_and_confirmations_rules() -> None:
+    turns = [
+        {"id": 1, "role": "user", "text": "No, start with the parser.", "at": "1"},  # first ask: not a correction
+        {"id": 2, "role": "assistant", "text": "Shall we use Hypothesis for the parser tests?", "at": "2"},
+        {"id": 3, "role": "user", "text": "Yes but only for the tokenizer.", "at": "3"},  # doubt: not confirmed
+        {"id": 4, "role": "assistant", "text": "I recommend pinning the grammar version. Let me check it.", "at": "4"},
+        {"id": 5, "role": "user", "text": "ok, do it", "at": "5"},
+        {"id": 6, "role": "user", "text": "No problem, thanks.", "at": "6"},
+        {"id": 7, "role": "user", "text": "Let's see what the tests say. Should we use uv?", "at": "7"},
+        {"id": 8, "role": "user", "text": "You forgot the changelog entry.", "at": "8"},
+    ]
+    learned = escalate.learn(turns, None)
+    assert [(x.predicate, x.text) for x in learned] == [
+        ("decided", "I recommend pinning the grammar version."),
+        ("user_corrected", "You forgot the changelog entry."),
+    ]

@@ -1,0 +1,228 @@
+"""The layer rules of DESIGN.md, read from the source (AST), not from what happens to be imported.
+
+- The core never imports an interface (cli, mcp, hooks, server) or the installer.
+- The store never imports anything above it (core, context, capture, graph, interfaces).
+- No layer below the interfaces imports one.
+- Interfaces never import each other. Allowed, as the design allows:
+  * ``kenning.cli`` -> ``kenning.install``: installing agents is a CLI command over the installer library.
+  * ``kenning.cli.mcp`` -> ``kenning.mcp``: ``kenning mcp`` is the MCP server's entry point (agent
+    configs run that command); it starts the server and calls none of its tools.
+- Only entry points read the environment (``os.environ``, ``os.getenv``, click ``envvar=``).
+
+Imports are found at any depth (inside functions too) and through ``importlib.import_module``
+and ``__import__`` with a literal name.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parent.parent / "src"
+INTERFACES = ("kenning.cli", "kenning.mcp", "kenning.hooks", "kenning.server")
+ABOVE_STORE = (
+    "kenning.core",
+    "kenning.context",
+    "kenning.capture",
+    "kenning.graph",
+    "kenning.install",
+    *INTERFACES,
+)
+ALLOWED_INTERFACE_IMPORTS = {
+    ("kenning.cli", "kenning.install"),
+    ("kenning.cli.mcp", "kenning.mcp"),
+}
+
+# Who may read the environment, at function level ("*" = the whole module).
+ENTRY_POINTS = {
+    "kenning.config": {"data_dir", "load_settings"},  # the one place settings come from
+    "kenning.cli.main": {"*"},  # the `kenning` command
+    "kenning.cli.mcp": {"*"},  # `kenning mcp`, the MCP server's entry point
+    "kenning.hooks.main": {"main"},  # the hook process (run() takes env as an argument)
+    # kenning.server.app joins here when the HTTP server exists.
+}
+# Copying the whole environment into a child process it starts (git, gh, the hook process):
+# the child needs PATH and HOME; no setting is read from it here.
+CHILD_ENV = {
+    "kenning.gitinfo": {"_env"},
+    "kenning.ghinfo": {"_gh_env"},
+    "kenning.cli.hooks": {"hook_cmd"},
+}
+# Reads outside an entry point, reported to the lead to be passed down from the entry point
+# instead. This list only shrinks: the test fails when one no longer reads the environment.
+KNOWN_OUTSIDE = {
+    "kenning.cli.install": {"*"},  # PATH, to find agent binaries
+    "kenning.cli.capture": {"_env"},  # agent tools' config folders (CLAUDE_CONFIG_DIR, CODEX_HOME, ...)
+    "kenning.capture.sync": {"run_capture_job"},  # the same keys, when no env is passed in
+}
+
+
+@dataclass(frozen=True)
+class Module:
+    name: str
+    path: Path
+    tree: ast.Module
+
+    @property
+    def package(self) -> str:
+        return self.name if self.path.name == "__init__.py" else self.name.rsplit(".", 1)[0]
+
+
+@cache
+def modules() -> tuple[Module, ...]:
+    out = []
+    for path in sorted((SRC / "kenning").rglob("*.py")):
+        parts = path.relative_to(SRC).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        out.append(Module(name, path, ast.parse(path.read_text(encoding="utf-8"), str(path))))
+    return tuple(out)
+
+
+def imports(module: Module) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(module.tree):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = module.package.split(".")[: len(module.package.split(".")) - node.level + 1]
+                name = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                name = node.module or ""
+            found.add(name)
+            found |= {f"{name}.{a.name}" for a in node.names}  # `from kenning import cli`
+        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+            func = node.func
+            called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if called in ("import_module", "__import__") and isinstance(node.args[0].value, str):
+                found.add(node.args[0].value)
+    return found
+
+
+def under(name: str, prefix: str) -> bool:
+    return name == prefix or name.startswith(prefix + ".")
+
+
+def offending(source_prefixes: tuple[str, ...], forbidden: tuple[str, ...]) -> list[str]:
+    return [
+        f"{module.name} imports {target}"
+        for module in modules()
+        if any(under(module.name, p) for p in source_prefixes)
+        for target in sorted(imports(module))
+        if any(under(target, f) for f in forbidden)
+    ]
+
+
+def test_the_scanner_sees_imports_at_every_depth() -> None:
+    tree = ast.parse(
+        "import kenning.a\nfrom kenning import b\nfrom . import c\nfrom ..d import e\n"
+        "def f():\n    from kenning.g import h\n    importlib.import_module('kenning.i')\n    __import__('kenning.j')\n"
+    )
+    found = imports(Module("kenning.x.y.z", Path("z.py"), tree))
+    for name in (
+        "kenning.a",
+        "kenning.b",
+        "kenning.x.y.c",
+        "kenning.x.d.e",
+        "kenning.g.h",
+        "kenning.i",
+        "kenning.j",
+    ):
+        assert name in found, name
+
+
+def test_core_never_imports_an_interface_or_the_installer() -> None:
+    assert offending(("kenning.core",), (*INTERFACES, "kenning.install")) == []
+
+
+def test_store_never_imports_what_sits_above_it() -> None:
+    assert offending(("kenning.store",), ABOVE_STORE) == []
+
+
+def test_no_layer_below_the_interfaces_imports_one() -> None:
+    below = (
+        "kenning.core",
+        "kenning.context",
+        "kenning.capture",
+        "kenning.graph",
+        "kenning.store",
+        "kenning.install",
+    )
+    assert offending(below, INTERFACES) == []
+    # Platform modules (kenning/clock.py, config.py, gitinfo.py, ...) sit under everything.
+    platform = [m.name for m in modules() if m.name.count(".") == 1 and m.path.name != "__init__.py"]
+    assert offending(tuple(platform), (*INTERFACES, "kenning.core", "kenning.install")) == []
+
+
+def test_interfaces_never_import_each_other() -> None:
+    bad = []
+    for module in modules():
+        home = next((i for i in INTERFACES if under(module.name, i)), None)
+        if home is None:
+            continue
+        for target in sorted(imports(module)):
+            other = next((i for i in (*INTERFACES, "kenning.install") if under(target, i)), None)
+            if other is None or other == home:
+                continue
+            allowed = any(
+                under(module.name, src) and under(target, dst) for src, dst in ALLOWED_INTERFACE_IMPORTS
+            )
+            if not allowed:
+                bad.append(f"{module.name} imports {target}")
+    assert bad == []
+
+
+def _reads_environment(tree: ast.Module) -> set[str]:
+    """Functions (top-level name, or "*" for module level) that read the environment."""
+    readers: set[str] = set()
+
+    def visit(node: ast.AST, where: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            here = where
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and where == "*":
+                here = child.name
+            reads = (
+                (isinstance(child, ast.Attribute) and child.attr in ("environ", "environb", "getenv")
+                 and isinstance(child.value, ast.Name) and child.value.id == "os")
+                or (isinstance(child, ast.ImportFrom) and child.module == "os"
+                    and any(a.name in ("environ", "environb", "getenv") for a in child.names))
+                or (isinstance(child, ast.keyword) and child.arg in ("envvar", "auto_envvar_prefix"))
+            )  # fmt: skip
+            if reads:
+                # A decorator's envvar= belongs to the function it decorates.
+                readers.add(here)
+            visit(child, here)
+
+    visit(tree, "*")
+    return readers
+
+
+def test_only_entry_points_read_the_environment() -> None:
+    allowed = {**ENTRY_POINTS, **CHILD_ENV, **KNOWN_OUTSIDE}
+    unexpected, stale = [], []
+    seen: dict[str, set[str]] = {}
+    for module in modules():
+        readers = _reads_environment(module.tree)
+        if readers:
+            seen[module.name] = readers
+        ok = allowed.get(module.name, set())
+        unexpected += [f"{module.name}:{fn}" for fn in sorted(readers) if "*" not in ok and fn not in ok]
+    for name, functions in allowed.items():
+        if name not in seen:
+            stale.append(f"{name} (module gone or reads nothing)")
+        elif "*" not in functions:
+            stale += [f"{name}:{fn}" for fn in sorted(functions - seen[name])]
+    assert unexpected == [], "read the environment only in an entry point and pass Settings down"
+    assert stale == [], "remove these from the allowlists in tests/test_architecture.py"
+
+
+def test_the_environment_scanner_sees_every_form() -> None:
+    tree = ast.parse(
+        "import os\nfrom os import getenv\nX = os.environ.get('A')\n"
+        "def f():\n    return os.getenv('B')\n"
+        "@click.option('--home', envvar='KENNING_HOME')\ndef g(home):\n    pass\n"
+        "class C:\n    def m(self):\n        return dict(os.environ)\n"
+    )
+    assert _reads_environment(tree) == {"*", "f", "g", "C"}
