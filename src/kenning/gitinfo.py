@@ -12,12 +12,9 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
-
-from kenning.clock import from_iso
 
 PERSONAL_KEY = "personal"
 DETACHED = "HEAD"  # the branch of a detached HEAD, as `git rev-parse --abbrev-ref HEAD` spells it
@@ -202,16 +199,18 @@ def _main_root(gitdir: Path, found_at: Path) -> tuple[Path, Path]:
 
 
 @lru_cache(maxsize=256)
-def _project_cached(cwd: str) -> ProjectInfo:
+def _project_cached(cwd: str) -> tuple[ProjectInfo, Path | None]:
+    """The project (branch left blank) and its git dir; the identity does not change while
+    a process runs, but the branch does (an MCP server outlives many checkouts)."""
     start = Path(cwd)
     if not start.exists():
-        return PERSONAL
+        return PERSONAL, None
     if start.is_file():
         start = start.parent
     dotgit = _find_dotgit(start)
     gitdir = _gitdir_of(dotgit) if dotgit else None
     if dotgit is None or gitdir is None:
-        return PERSONAL
+        return PERSONAL, None
     worktree = dotgit.parent
     root, common = _main_root(gitdir, worktree)
     key = remote_key(common)
@@ -219,13 +218,15 @@ def _project_cached(cwd: str) -> ProjectInfo:
         name = key.rsplit("/", 1)[-1]
     else:
         key, name = f"path:{root}", root.name
-    return ProjectInfo(key, name, root, branch_from_head(gitdir), "project", worktree)
+    return ProjectInfo(key, name, root, "", "project", worktree), gitdir
 
 
 def project_for(cwd: Path | str) -> ProjectInfo:
-    """The project of a working folder; cached per process. Never raises."""
+    """The project of a working folder: identity cached per process, branch read fresh from
+    HEAD on every call. Never raises."""
     try:
-        return _project_cached(os.path.realpath(cwd))
+        info, gitdir = _project_cached(os.path.realpath(cwd))
+        return replace(info, branch=branch_from_head(gitdir)) if gitdir is not None else info
     except Exception:  # a hook must never fail on a strange folder
         return PERSONAL
 
@@ -349,99 +350,3 @@ def default_branch(root: Path) -> str:
     except GitError:
         configured = ""
     return configured or (local[0] if len(local) == 1 else "main")
-
-
-def main_ref(root: Path, main: str) -> str:
-    """The ref that holds the main branch's history: origin's copy when the local branch is
-    behind it (merges made on the forge arrive there first), else the local branch."""
-    local, remote = f"refs/heads/{main}", f"refs/remotes/origin/{main}"
-    local_sha, remote_sha = resolve(root, local), resolve(root, remote)
-    if local_sha and remote_sha and local_sha != remote_sha and is_ancestor(root, local_sha, remote_sha):
-        return remote
-    return local if local_sha else (remote if remote_sha else local)
-
-
-def is_ancestor(root: Path, older: str, newer: str) -> bool:
-    try:
-        done = subprocess.run(
-            ["git", "merge-base", "--is-ancestor", older, newer], cwd=root, env=_env(),
-            capture_output=True, timeout=20, check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return done.returncode == 0
-
-
-def branch_landed(root: Path, branch: str, main: str | None = None) -> bool:
-    """True when ``branch`` no longer exists, or every commit on it is on the main branch
-    (merged, fast-forwarded, or rebased: `git cherry` matches patches, not ids), so nothing on
-    it is missing from main. The main branch itself and a detached HEAD never "land"."""
-    main = main or default_branch(root)
-    if branch in (main, DETACHED):
-        return False
-    if branch not in branches(root):
-        return True
-    tip, main_tip = resolve(root, f"refs/heads/{branch}"), resolve(root, main_ref(root, main))
-    if not tip or not main_tip:
-        return False
-    if is_ancestor(root, tip, main_tip):
-        return True
-    try:
-        cherry = run_git(root, "cherry", main_tip, tip)
-    except GitError:
-        return False
-    lines = [ln for ln in cherry.splitlines() if ln.strip()]
-    return bool(lines) and all(ln.startswith("-") for ln in lines)
-
-
-# ------------------------------------------------------------------------- main's history
-
-
-@dataclass(frozen=True)
-class Commit:
-    sha: str
-    parents: tuple[str, ...]
-    subject: str
-    body: str
-    date: datetime  # committer date
-
-    @property
-    def short(self) -> str:
-        return self.sha[:7]
-
-    @property
-    def is_merge(self) -> bool:
-        return len(self.parents) > 1
-
-
-_FIELD, _RECORD = "\x1f", "\x1e"
-
-
-def log(root: Path, rev: str, *extra: str) -> list[Commit]:
-    """Commits of ``git log rev`` (newest first), bodies included."""
-    fmt = _FIELD.join(["%H", "%P", "%s", "%b", "%cI"]) + _RECORD
-    try:
-        out = run_git(root, "log", f"--format={fmt}", *extra, rev, "--")
-    except GitError:
-        return []
-    commits = []
-    for record in out.split(_RECORD):
-        fields = record.strip("\n").split(_FIELD)
-        if len(fields) != 5:
-            continue
-        sha, parents, subject, body, date = fields
-        commits.append(Commit(sha, tuple(parents.split()), subject, body.strip(), from_iso(date.strip())))
-    return commits
-
-
-def first_parent_history(root: Path, main: str) -> list[Commit]:
-    """Main's own history (first parents only): merges into it and commits made on it."""
-    return log(root, main_ref(root, main), "--first-parent")
-
-
-_REVERTS = re.compile(r"This reverts commit ([0-9a-f]{7,40})", re.IGNORECASE)
-
-
-def reverted_ids(commit: Commit) -> list[str]:
-    """Commit ids a commit says it reverts (`git revert` writes "This reverts commit <id>")."""
-    return _REVERTS.findall(f"{commit.subject}\n{commit.body}")

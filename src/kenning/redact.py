@@ -280,6 +280,8 @@ def _candidates(needles: re.Pattern[str], by_needle: dict[str, list[Rule]], hay:
 
 
 _VENDOR_NEEDLES, _VENDOR_BY_NEEDLE, _VENDOR_ALWAYS = _needle_index(_VENDOR)
+_FOLD_NEEDLES = tuple(sorted({n for r in _GENERIC if r.fold for n in r.needles + r.requires}))
+_TEXT_NEEDLES = tuple(sorted({n for r in _GENERIC if not r.fold for n in r.needles + r.requires}))
 
 
 def _anchored_matches(rule: Rule, hay: str) -> list[re.Match[str]]:
@@ -321,9 +323,12 @@ def find_secrets(text: str) -> list[tuple[int, int, str]]:
                 idx = bisect_right(run_starts, m.start(rule.group)) - 1
                 shift = run_spans[idx][0] - run_starts[idx]
                 found.append((m.start(rule.group) + shift, m.end(rule.group) + shift, rule.label))
+    # Each needle is looked for once; rules then test set membership.
+    present_low = {n for n in _FOLD_NEEDLES if n in low}
+    present_text = {n for n in _TEXT_NEEDLES if n in text}
     for rule in _GENERIC:
-        hay = low if rule.fold else text
-        if not any(n in hay for n in rule.needles) or not all(r in hay for r in rule.requires):
+        present = present_low if rule.fold else present_text
+        if present.isdisjoint(rule.needles) or not all(r in present for r in rule.requires):
             continue
         src = low if rule.fold else text
         matches = _anchored_matches(rule, src) if rule.anchored else rule.pattern.finditer(src)

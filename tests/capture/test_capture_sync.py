@@ -8,8 +8,9 @@ import os
 import subprocess
 from pathlib import Path
 
-from conftest import CLAUDE_SESSION, SECRETS, copy_real_fixture
+import pytest
 
+from conftest import CLAUDE_SESSION, SECRETS, copy_real_fixture
 from kenning.capture.classify import RULES_VERSION
 from kenning.capture.sync import sync_all
 from kenning.clock import FixedClock
@@ -169,6 +170,7 @@ def test_real_fixture_redacted_and_no_injected_context(db: Database, settings: S
     assert decision["type"] == "decision" and decision["importance"] >= 4
 
 
+@pytest.mark.slow
 def test_a_50_mb_session(db: Database, settings: Settings, tmp_path: Path) -> None:
     home = tmp_path / "home"
     folder = home / ".claude" / "projects" / "-big"

@@ -149,3 +149,25 @@ def test_the_pin_cap_is_enforced_for_people_too(core: Core, place: Place) -> Non
     with pytest.raises(Refused) as err:
         core.pin(extra)
     assert "unpin" in err.value.fix
+
+
+def test_a_citation_is_read_on_write_and_again_on_restating(core: Core, tmp_path: object) -> None:
+    import subprocess
+    from pathlib import Path
+
+    from kenning.model import Citation
+
+    repo = Path(str(tmp_path)) / "app"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    src = repo / "limits.py"
+    src.write_text("MAX_UPLOAD = 10\n\ndef quota():\n    return MAX_UPLOAD\n")
+    place = core.place(repo)
+    ref = add(core, place, "Uploads are capped by the quota function", source_ref="limits.py:quota")
+    first = core.get(ref)
+    assert first.source_hash and first.citation is Citation.SAME
+    src.write_text("MAX_UPLOAD = 10\n\ndef quota():\n    return MAX_UPLOAD * 2\n")
+    again = core.remember(place, RememberRequest(text="Uploads are capped by the quota function", origin=Origin.AGENT,
+                                                 source="claude-code", source_ref="limits.py:quota"))  # fmt: skip
+    assert again.outcome == "strengthened" and again.memory is not None
+    assert again.memory.source_hash != first.source_hash and again.memory.citation is Citation.SAME

@@ -8,14 +8,6 @@ import pytest
 from e2e_support import Claude, Workspace, make_git_repo, require_cli
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    # Every test in this folder drives a real agent CLI: mark it so `-m e2e` / `-m "not e2e"` work.
-    here = Path(__file__).parent
-    for item in items:
-        if Path(str(item.fspath)).is_relative_to(here):
-            item.add_marker(pytest.mark.e2e)
-
-
 @pytest.fixture(scope="session")
 def claude_cli() -> Path:
     return require_cli("claude")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from pathlib import Path
 from typing import Any
 
 from e2e_support import Json, Workspace, require_kenning
@@ -84,10 +83,3 @@ def store_rows(ws: Workspace, sql: str, args: tuple[Any, ...] = ()) -> list[sqli
     finally:
         con.close()
 
-
-def first_text_block_after(body: Json, marker: str) -> bool:
-    return marker in json.dumps(body)
-
-
-def read_jsonl(path: Path) -> list[Json]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]

@@ -29,6 +29,7 @@ Json = dict[str, Any]
 class ToolCall:
     name: str
     input: Json
+    namespace: str | None = None  # Responses API: a tool inside a namespace (Codex's MCP servers)
 
 
 @dataclass(frozen=True)
@@ -43,12 +44,27 @@ class Step:
         return Step(text=text)
 
     @staticmethod
-    def call(name: str, input: Json, text: str | None = None) -> Step:
-        return Step(text=text, tools=(ToolCall(name, input),))
+    def call(name: str, input: Json, text: str | None = None, namespace: str | None = None) -> Step:
+        return Step(text=text, tools=(ToolCall(name, input, namespace),))
+
+
+@dataclass
+class Until:
+    """Answer ``meanwhile`` until a request satisfies ``ready``, then ``then`` (one step).
+
+    For tools a client adds only once they exist (Codex lists an MCP server's tools after the
+    server has started), without guessing how long that takes.
+    """
+
+    ready: Callable[[Json], bool]
+    then: Step
+    meanwhile: Step
+    limit: int = 30
+    waited: int = 0
 
 
 # A step may also be computed from the request it answers (e.g. to echo a tool result).
-ScriptItem = Step | Callable[[Json], Step]
+ScriptItem = Step | Until | Callable[[Json], Step]
 
 SIDE_ANSWER = "Scripted side answer."
 FINAL_ANSWER = "Done."
@@ -80,8 +96,8 @@ class ModelServer:
 
     @property
     def url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        port = self._httpd.server_address[1]
+        return f"http://127.0.0.1:{port}"
 
     def __enter__(self) -> ModelServer:
         self._thread.start()
@@ -113,7 +129,15 @@ class ModelServer:
                 step = Step.say(SIDE_ANSWER)
             elif self._pending:
                 item = self._pending.pop(0)
-                step = item(body) if callable(item) else item
+                if isinstance(item, Until):
+                    if item.ready(body) or item.waited >= item.limit:
+                        step = item.then
+                    else:
+                        item.waited += 1
+                        self._pending.insert(0, item)
+                        step = item.meanwhile
+                else:
+                    step = item(body) if callable(item) else item
             else:
                 step = Step.say(FINAL_ANSWER)
             exchange.answer = step

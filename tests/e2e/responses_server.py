@@ -33,9 +33,13 @@ class ResponsesServer(ModelServer):
             items.append({"type": "message", "id": "msg_" + uuid.uuid4().hex[:24], "role": "assistant",
                           "status": "completed",
                           "content": [{"type": "output_text", "text": step.text, "annotations": []}]})
-        items.extend({"type": "function_call", "id": "fc_" + uuid.uuid4().hex[:24], "status": "completed",
-                      "call_id": "call_" + uuid.uuid4().hex[:20], "name": c.name,
-                      "arguments": json.dumps(c.input)} for c in step.tools)
+        for c in step.tools:
+            call: Json = {"type": "function_call", "id": "fc_" + uuid.uuid4().hex[:24], "status": "completed",
+                          "call_id": "call_" + uuid.uuid4().hex[:20], "name": c.name,
+                          "arguments": json.dumps(c.input)}
+            if c.namespace:
+                call["namespace"] = c.namespace
+            items.append(call)
         return items
 
     def _response(self, rid: str, status: str, output: list[Json]) -> Json:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from e2e_support import Claude, StreamRun, request_text, require_kenning, tool_result_for
+from e2e_support import KENNING, Claude, StreamRun, request_text, require_kenning, tool_result_for
 from kenning_agent import (
     HOLDOUT,
     IN_GROUP,
@@ -26,6 +26,8 @@ from kenning_agent import (
 )
 from model_server import ModelServer, Step
 
+pytestmark = pytest.mark.e2e
+
 PROMPT = ("The login test fails on CI but not locally. We decided to pin TZ in the tests rather than "
           "change the CI image, because the image is shared with other teams. Please fix it.")
 ALLOWED = "Bash Read Edit Write mcp__kenning"
@@ -35,6 +37,10 @@ ALLOWED = "Bash Read Edit Write mcp__kenning"
 def kclaude(claude: Claude) -> Claude:
     """Claude Code with kenning installed into its temp HOME (hooks and MCP)."""
     install_kenning(claude.ws)
+    # The agent must run this checkout's kenning, whatever else is on PATH.
+    home = claude.ws.home
+    for config in (home / ".claude" / "settings.json", home / ".claude.json"):
+        assert str(KENNING.parent) in config.read_text(), f"{config} does not point at {KENNING.parent}"
     return claude
 
 
@@ -43,7 +49,7 @@ def _run(claude: Claude, script: list[Step], prompt: str = PROMPT, env: dict[str
     with ModelServer(script=script) as model:
         run = claude.run(prompt, model.url, allowed=ALLOWED, env={**IN_GROUP, **(env or {})})
     assert run.returncode == 0, run.describe()
-    assert run.result["subtype"] == "success", run.describe()
+    assert run.result.get("subtype") == "success", run.describe()
     return run, model
 
 
@@ -216,10 +222,12 @@ def test_sync_captures_the_real_transcript_without_secrets_or_injected_text(kcla
     assert SECRET_AWS_KEY.encode() not in raw
 
     # The person's turn and the tool calls are searchable.
-    found = ws.kenning("search", "pin TZ image shared with other teams", "--json").stdout
-    assert "shared with other teams" in found, found
-    found = ws.kenning("search", "cat settings.env", "--json").stdout
-    assert "settings.env" in found, found
+    said_hits = json.loads(ws.kenning("search", "pin TZ image shared with other teams", "--json").stdout)
+    assert any(h["role"] == "user" and "shared with other teams" in h["evidence"] for h in said_hits), said_hits
+    tool_hits = json.loads(ws.kenning("search", "cat settings.env", "--json").stdout)
+    assert any(h["role"] == "tool" and "settings.env" in h["evidence"] for h in tool_hits), tool_hits
+    # All of it filed under the repository's project, the person's words included.
+    assert len({h["project"] for h in said_hits + tool_hits}) == 1, said_hits + tool_hits
     # kenning's own words (brief, asks, lessons) never come back as something the person said.
     said = [r["text"] for r in store_rows(ws, "SELECT text FROM capture_turns WHERE role = 'user'")]
     assert any("shared with other teams" in t for t in said), said

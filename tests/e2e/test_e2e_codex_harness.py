@@ -10,9 +10,11 @@ import json
 from pathlib import Path
 
 import pytest
-from e2e_support import Codex, Workspace, codex_trust_toml
+from e2e_support import Codex, Json, Workspace, codex_trust_toml
 from model_server import Step
 from responses_server import ResponsesServer
+
+pytestmark = pytest.mark.e2e
 
 EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"]
 
@@ -22,7 +24,7 @@ def codex(codex_cli: Path, workspace: Workspace) -> Codex:
     return Codex(codex_cli, workspace)
 
 
-def _recording_hooks(codex: Codex) -> tuple[Path, dict[str, object]]:
+def _recording_hooks(codex: Codex) -> tuple[Path, Json]:
     record = codex.ws.root / "hook-stdin.jsonl"
     script = codex.ws.root / "record-hook"
     script.write_text(f"#!/bin/sh\ncat >> '{record}'\necho >> '{record}'\n")

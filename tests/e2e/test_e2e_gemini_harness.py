@@ -14,6 +14,8 @@ from e2e_support import Gemini, Workspace, gemini_request_text
 from gemini_server import GeminiServer
 from model_server import Step
 
+pytestmark = pytest.mark.e2e
+
 EVENTS = ["SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent", "SessionEnd"]
 
 

@@ -15,6 +15,8 @@ from gemini_server import GeminiServer
 from kenning_agent import IN_GROUP, SECRET_PASSWORD, SETTINGS_ENV, db_bytes, install_kenning, remember
 from model_server import Step
 
+pytestmark = pytest.mark.e2e
+
 
 @pytest.fixture
 def kgemini(gemini_cli: Path, workspace: Workspace) -> Gemini:
@@ -53,3 +55,17 @@ def test_sync_captures_the_gemini_session_without_secrets(kgemini: Gemini) -> No
     assert SECRET_PASSWORD.encode() not in db_bytes(ws)
     found = ws.kenning("search", "staging database settings", "--json").stdout
     assert "staging database" in found, found
+
+
+def test_gemini_calls_recall_through_its_mcp_client(kgemini: Gemini) -> None:
+    ws = kgemini.ws
+    ref = remember(ws, "We pin TZ in the tests rather than change the CI image",
+                   "--kind", "decision", "--reason", "the CI image is shared with other teams")
+    script = [Step.call("mcp_kenning_recall", {"query": "pin TZ in the tests or change the CI image"}),
+              Step.say("Found it.")]
+    with GeminiServer(script=script, model="gemini-2.5-pro") as model:
+        run = kgemini.run("Why do the tests pin TZ?", model.url, env=IN_GROUP)
+    assert run.returncode == 0, run.describe()
+    [tool_result] = [e for e in run.events if e.get("type") == "tool_result"]
+    assert tool_result["status"] == "success", tool_result
+    assert ref in gemini_request_text(model.main_requests[1]), "recall's result did not reach the model"

@@ -9,8 +9,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from e2e_support import Claude, request_text, tool_result_for
 from model_server import ModelServer, Step
+
+pytestmark = pytest.mark.e2e
 
 EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"]
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from gitrepo_helper import Repo
 
-from kenning import gitinfo
+from kenning import githistory, gitinfo
 from kenning.gitinfo import project_for
 
 
@@ -17,7 +17,7 @@ def test_repo_with_no_commits_reports_its_unborn_branch(repo: Repo) -> None:
     assert gitinfo.worktrees(repo.root)[0].head == ""
     assert gitinfo.branches(repo.root) == []
     assert gitinfo.resolve(repo.root, "HEAD") == ""
-    assert gitinfo.first_parent_history(repo.root, "main") == []
+    assert githistory.first_parent_history(repo.root, "main") == []
     assert gitinfo.default_branch(repo.root) == "main"
     assert gitinfo.dirty_worktrees(repo.root) == []
 
@@ -106,18 +106,18 @@ def test_branch_landed_by_merge_fast_forward_rebase_or_removal(repo: Repo) -> No
     repo.git("merge", "-q", "--no-ff", "-m", "Merge branch 'merged'", "merged")
     repo.git("cherry-pick", "rebased")  # the same patch with another id
     repo.git("branch", "-D", "gone/away")
-    assert gitinfo.branch_landed(repo.root, "merged")
-    assert gitinfo.branch_landed(repo.root, "rebased")
-    assert gitinfo.branch_landed(repo.root, "gone/away")
-    assert not gitinfo.branch_landed(repo.root, "open")
-    assert not gitinfo.branch_landed(repo.root, "ff")
+    assert githistory.branch_landed(repo.root, "merged")
+    assert githistory.branch_landed(repo.root, "rebased")
+    assert githistory.branch_landed(repo.root, "gone/away")
+    assert not githistory.branch_landed(repo.root, "open")
+    assert not githistory.branch_landed(repo.root, "ff")
     repo.git("checkout", "-q", "-b", "ff2", "main")
     repo.commit("more", z="1\n")
     repo.git("checkout", "-q", "main")
     repo.git("merge", "-q", "--ff-only", "ff2")
-    assert gitinfo.branch_landed(repo.root, "ff2")
-    assert not gitinfo.branch_landed(repo.root, "main")
-    assert not gitinfo.branch_landed(repo.root, "HEAD")
+    assert githistory.branch_landed(repo.root, "ff2")
+    assert not githistory.branch_landed(repo.root, "main")
+    assert not githistory.branch_landed(repo.root, "HEAD")
 
 
 def test_history_and_revert_evidence(repo: Repo) -> None:
@@ -128,11 +128,11 @@ def test_history_and_revert_evidence(repo: Repo) -> None:
     repo.git("merge", "-q", "--no-ff", "-m", "Merge branch 'feat'", "feat")
     merge = repo.git("rev-parse", "HEAD")
     repo.git("revert", "--no-edit", "-m", "1", merge)
-    history = gitinfo.first_parent_history(repo.root, "main")
+    history = githistory.first_parent_history(repo.root, "main")
     assert [c.subject for c in history][:2] == ["Revert \"Merge branch 'feat'\"", "Merge branch 'feat'"]
     assert history[1].is_merge and history[1].sha == merge
-    assert gitinfo.reverted_ids(history[0]) == [merge]
-    assert gitinfo.reverted_ids(history[1]) == []
+    assert githistory.reverted_ids(history[0]) == [merge]
+    assert githistory.reverted_ids(history[1]) == []
 
 
 def test_git_dir_in_the_environment_does_not_mislead(repo: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -155,8 +155,15 @@ def test_main_history_comes_from_origin_when_local_main_is_behind(repo: Repo, tm
     repo.git("merge", "-q", "--no-ff", "-m", "Merge branch 'feat'", "feat")  # merged "on the forge"
     clone.git("fetch", "-q", "origin")
     clone.git("branch", "feat", "origin/feat")
-    assert gitinfo.main_ref(clone.root, "main") == "refs/remotes/origin/main"
-    assert gitinfo.branch_landed(clone.root, "feat", "main")
-    assert gitinfo.first_parent_history(clone.root, "main")[0].subject == "Merge branch 'feat'"
+    assert githistory.main_ref(clone.root, "main") == "refs/remotes/origin/main"
+    assert githistory.branch_landed(clone.root, "feat", "main")
+    assert githistory.first_parent_history(clone.root, "main")[0].subject == "Merge branch 'feat'"
     clone.commit("local only", z="1\n")  # local main moved on: it is no longer behind
-    assert gitinfo.main_ref(clone.root, "main") == "refs/heads/main"
+    assert githistory.main_ref(clone.root, "main") == "refs/heads/main"
+
+
+def test_the_branch_is_read_fresh_while_identity_is_cached(repo: Repo) -> None:
+    repo.commit("init", a="1\n")
+    assert project_for(repo.root).branch == "main"
+    repo.git("checkout", "-q", "-b", "later/branch")
+    assert project_for(repo.root).branch == "later/branch"

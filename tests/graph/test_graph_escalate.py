@@ -72,3 +72,28 @@ def test_corrections_and_confirmations_rules() -> None:
         ("decided", "I recommend pinning the grammar version."),
         ("user_corrected", "You forgot the changelog entry."),
     ]
+
+
+def test_session_end_reads_the_transcript_when_sync_has_not_run(shop: Shop) -> None:
+    db = shop.core.db
+    assert db is not None
+    path = next((shop.home / ".claude" / "projects").glob(f"*/{CLAUDE_SESSION}.jsonl"))
+    result = escalate.at_session_end(db, shop.settings, shop.clock, "claude-code", CLAUDE_SESSION, str(path))
+    assert result is not None
+    assert result.project == shop.core.place(shop.root).project
+    assert _objects(result, "decided")[0] == DECIDED_CLAUDE[0]
+    # after the sync the captured session gives the same facts: nothing is added twice
+    shop.sync()
+    again = escalate.escalate(db, shop.settings, CLAUDE_SESSION, shop.clock)
+    assert again.added == []
+    assert escalate.at_session_end(db, shop.settings, shop.clock, "claude-code", "unknown-id") is None
+
+
+def test_hook_wake_up_name_gives_the_bundle(shop: Shop) -> None:
+    from kenning.core import notes
+    from kenning.graph import wakeup as hook_wakeup
+
+    place = shop.core.place(shop.root)
+    notes.decision_record(shop.core, place, "Use Redis streams for jobs", area="jobs", reason="simpler retries")
+    text = hook_wakeup.bundle(shop.core, place, None)
+    assert "Use Redis streams for jobs" in text and text.startswith("kenning wake-up for shop")

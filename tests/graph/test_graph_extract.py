@@ -8,7 +8,7 @@ from graph_sessions import CLAUDE_SESSION, CODEX_SESSION, Shop
 
 from kenning.graph import extract, facts
 
-EXPECTED_CLAUDE = {("uses", "celery"), ("uses", "redis"), ("works_on", "dana")}
+EXPECTED_CLAUDE = {("uses", "celery"), ("chose", "celery"), ("uses", "redis"), ("works_on", "dana")}
 EXPECTED_CODEX = {("uses", "sqlite"), ("chose", "sqlite"), ("rejected", "elasticsearch")}
 
 

@@ -84,3 +84,26 @@ def test_values_per_project(core: Core, place: Place) -> None:
     assert "set one first" in err.value.fix
     with pytest.raises(Invalid):
         notes.set_value(core, place, "bad key!", "x")
+
+
+def test_decisions_recorded_by_the_core_join_the_graph(core: Core, place: Place, clock: FixedClock) -> None:
+    from kenning.core.remember import RememberRequest
+
+    core.record_decision(place, RememberRequest(text="Use JWT for the API", reason="stateless", area="auth"))
+    clock.advance(days=2)
+    core.record_decision(place, RememberRequest(text="Use opaque session tokens for the API",
+                                                reason="revocation", area="auth"))
+    assert notes.graph_decisions(core, place) == 2
+    assert notes.graph_decisions(core, place) == 0  # idempotent
+    assert _decided(core, place) == ["Use opaque session tokens for the API"]
+
+
+def test_a_hidden_decision_never_reaches_the_wake_up(core: Core, place: Place, clock: FixedClock) -> None:
+    from kenning.context import wakeup
+
+    done = notes.decision_record(core, place, "Use the internal codename Falcon for the queue", area="queue",
+                                 reason="naming")
+    assert done.result.remembered.memory is not None and core.db is not None
+    assert "Falcon" in wakeup.bundle(core, core.db, place)
+    core.hide(done.result.remembered.memory.ref)
+    assert "Falcon" not in wakeup.bundle(core, core.db, place)

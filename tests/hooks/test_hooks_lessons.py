@@ -4,6 +4,7 @@ session; before the call in Claude Code and Codex, after it in Gemini CLI."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -64,6 +65,14 @@ def test_no_match_no_output_and_no_database_open(shop: Core, repo: Path, kenning
     assert run.code == 0 and run.stdout == ""
     data = json.loads((kenning_home / "triggers.json").read_text())
     assert data["shell"] == [["npm publish", "^npm publish", False]]
+    # The hook never opened the store: a run that opens it registers the session.
+    def sessions() -> int:
+        with sqlite3.connect(kenning_home / "kenning.db") as conn:
+            return int(conn.execute("SELECT count(*) FROM hook_sessions").fetchone()[0])
+
+    assert sessions() == 0
+    run_hook("claude-code", "PreToolUse", bash(repo, "npm publish"))
+    assert sessions() == 1
 
 
 def test_at_most_two_per_call_then_the_rest(shop: Core, repo: Path) -> None:

@@ -130,3 +130,9 @@ def test_plan_ahead_note(repo: Path) -> None:
     prompt(repo, S1, "Fix the failing login test on CI.")
     assert "A plan or review is ahead" in prompt(repo, S1, "Write a plan for the checkout rewrite.")
     assert prompt(repo, S1, "Rename the helper.") == ""
+
+
+def test_handoff_for_one_tool_reaches_only_it(shop: Core, repo: Path) -> None:
+    work.handoff(shop, shop.place(repo), "Leave the release notes to the gemini session.", to="codex", from_tool="person")
+    assert "release notes" not in prompt(repo, S1, "Fix the failing login test on CI.")
+    assert "release notes" in prompt(repo, S2, "Write the release notes draft.", tool="codex")

@@ -52,6 +52,10 @@ async def test_tools_are_listed_with_annotations_and_instructions(client: Client
         assert a.read_only_hint is (name in {"recall", "get_memory", "list_memories"}), name
         assert a.destructive_hint is False and a.idempotent_hint is not None, name
         assert tools[name].input_schema.get("additionalProperties") is False, name
+    for name, tool in tools.items():  # every module's tools go through add_tool: annotated and strict
+        assert tool.annotations is not None and tool.annotations.title and tool.annotations.open_world_hint is False, name
+        assert tool.annotations.read_only_hint is not None and tool.description, name
+        assert tool.input_schema.get("additionalProperties") is False, name
     assert "recall" in INSTRUCTIONS and "at most two memories" in INSTRUCTIONS
     assert "at most two memories" in (client.instructions or "")
 

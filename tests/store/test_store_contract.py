@@ -270,6 +270,17 @@ def test_search_finds_matches_beyond_a_window_of_filtered_out_rows(store: Memory
     assert [h.memory.ref for h in store.search(flt(), ["kafka"], limit=5)] == [mine.ref]
 
 
+def test_search_finds_a_weak_match_under_thousands_of_better_ones_elsewhere(store: MemoryStore) -> None:
+    with store.transaction():
+        for i in range(2500):
+            store.insert(mem(f"kafka kafka offsets {i}", scope="other"))
+        mine = mem("kafka consumers restart nightly after the long compaction run of the cluster")
+        store.insert(mine)
+        store.insert(mem("kafka", status=Status.RETIRED, status_at=T0))
+    hits = store.search(flt(), ["kafka"], limit=3)
+    assert [h.memory.ref for h in hits] == [mine.ref]
+
+
 def test_search_limit(store: MemoryStore) -> None:
     for i in range(12):
         store.insert(mem(f"redis cache entry {i}"))

@@ -167,6 +167,9 @@ def _distinct(matches: list[re.Match[str]]) -> list[re.Match[str]]:
 _NEEDLES = tuple(sorted({n for table in (_STRONG, _WEAK) for rules in table.values() for r in rules for n in r.needles}))
 
 
+_STRONG_NEEDLES = {t: frozenset(n for r in rules for n in r.needles) for t, rules in _STRONG.items()}
+
+
 def _hits(rules: list[_Rule], body: str, present: frozenset[str]) -> list[re.Match[str]]:
     return [m for r in rules if not present.isdisjoint(r.needles) for m in r.pattern.finditer(body)]
 
@@ -178,11 +181,14 @@ def classify(text: str) -> Classification:
     present = frozenset(n for n in _NEEDLES if n in low)
     if not present:
         return Classification("general", 0, 0.0)
-    strong = {t: _distinct(_hits(_STRONG[t], body, present)) for t in TYPES}
-    weak = {t: len(_hits(_WEAK[t], body, present)) for t in TYPES}
+    strong = {t: _distinct(_hits(_STRONG[t], body, present)) if not present.isdisjoint(_STRONG_NEEDLES[t]) else []
+              for t in TYPES}
+    if not any(strong.values()):
+        weak_only = any(r.pattern.search(body) for t in TYPES for r in _WEAK[t] if not present.isdisjoint(r.needles))
+        return Classification("general", 1 if weak_only else 0, 0.0)
+    # Weak words count only for the types a strong marker set.
+    weak = {t: len(_hits(_WEAK[t], body, present)) if strong[t] else 0 for t in TYPES}
     scores = {t: len(strong[t]) * 2 + weak[t] * 0.5 for t in TYPES if strong[t]}
-    if not scores:
-        return Classification("general", 1 if any(weak.values()) else 0, 0.0)
     best = max(scores.values())
     kind = next(t for t in TYPES if scores.get(t) == best)
     if kind == "problem" and strong["milestone"] and _RESOLUTION.search(body):

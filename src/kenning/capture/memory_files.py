@@ -24,6 +24,8 @@ from kenning.store.sqlite.capture_store import CaptureStore
 from kenning.store.sqlite.db import Database
 
 MAX_BYTES = 64 * 1024
+MAX_HEADLINE = 300
+MAX_REASON = 8000
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,23 @@ def discover(home: Path, env: Mapping[str, str] | None = None) -> list[MemoryFil
     return found
 
 
+def split_memory_file(text: str) -> tuple[str, str]:
+    """(one-line memory, the rest as its reason). Claude's files open with YAML front matter
+    whose ``description`` is the line; otherwise the first non-empty line is."""
+    text = text.strip()
+    description = ""
+    if text.startswith("---"):
+        end = text.find("\n---", 3)
+        if end > 0:
+            for line in text[3:end].splitlines():
+                if line.strip().startswith("description:"):
+                    description = line.split(":", 1)[1].strip().strip("\"'")
+            text = text[end + 4:].strip()
+    lines = [ln.strip().lstrip("#").strip() for ln in text.splitlines() if ln.strip()]
+    headline = description or (lines[0] if lines else "")
+    return headline[:MAX_HEADLINE], text[:MAX_REASON]
+
+
 def import_memory_files(db: Database, settings: Settings, home: Path, clock: Clock,
                         env: Mapping[str, str] | None = None) -> dict[str, int]:
     from kenning.core.remember import RememberRequest
@@ -84,12 +103,12 @@ def import_memory_files(db: Database, settings: Settings, home: Path, clock: Clo
         if old is not None and old[1] == digest:
             counts["unchanged"] += 1
             continue
-        text = raw.decode("utf-8", "replace").strip()
-        if not text:
+        headline, body = split_memory_file(raw.decode("utf-8", "replace"))
+        if not headline:
             continue
         place = core.place(mf.cwd) if mf.cwd and Path(mf.cwd).exists() else core.place(None)
         request = RememberRequest(
-            text=text, origin=Origin.AUTOMATION, source=mf.tool, source_ref=key,
+            text=headline, reason=body, origin=Origin.AUTOMATION, source=mf.tool, source_ref=key,
             replaces=(old[0],) if old else (), global_=not mf.cwd, title=mf.path.stem,
         )
         try:

@@ -22,6 +22,7 @@ RECENCY_WEIGHT = 0.08  # at most this much is added for a chunk written just now
 RECENCY_DAYS = 30.0  # e-folding time of the recency lift
 IMPORTANCE_WEIGHT = 0.06  # importance 5 adds this much
 TOOL_RESULT_FACTOR = 0.5  # tool output matches words but rarely holds the answer
+CONTEXT_WEIGHT = 0.5  # BM25 weight of the turn before, relative to the chunk's own text
 CANDIDATES = 8  # fetch limit x this many chunks by BM25, then re-rank
 TYPES = ("decision", "preference", "milestone", "problem", "discovery", "general")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
@@ -79,11 +80,14 @@ def evidence(body: str, terms: list[str], limit: int = 300) -> str:
 
 
 def _time(value: str, name: str) -> str:
+    """A date means its start for ``since`` and its end for ``until``."""
     if not value:
         return ""
     try:
-        return to_iso(parse_as_of(value) if len(value) > 10 else from_iso(value + "T00:00:00"))
-    except Invalid as exc:
+        if name == "since" and len(value.strip()) == 10:
+            return to_iso(from_iso(value.strip() + "T00:00:00"))
+        return to_iso(parse_as_of(value))
+    except (Invalid, ValueError) as exc:
         raise Invalid(f"{name} {value!r} is not a date", fix="give a date like 2026-03-01") from exc
 
 
@@ -98,7 +102,8 @@ def search(db: Database, query: str, *, workspace: str = "", project: str = "", 
     if limit < 1:
         raise Invalid("limit must be at least 1", fix="pass --limit 10")
     filters = SearchFilters(workspace, project, tool, type, _time(since, "since"), _time(until, "until"), session)
-    rows = CaptureStore(db).search(fts_query(terms), filters, max(50, limit * CANDIDATES))
+    rows = CaptureStore(db).search(fts_query(terms), filters, max(50, limit * CANDIDATES),
+                                   weights=(1.0, CONTEXT_WEIGHT))
     if not rows:
         return []
     top = max(-r["rank"] for r in rows) or 1.0

@@ -11,7 +11,6 @@ from kenning.cli.context import CliContext, emit_json, pass_ctx
 from kenning.clock import to_iso
 from kenning.core import decisions
 from kenning.core.policy import SETTINGS
-from kenning.core.remember import RememberRequest
 from kenning.core.render import memory_line
 from kenning.errors import NotFound
 from kenning.model import ReviewItem
@@ -111,14 +110,16 @@ def decision() -> None:
 def decision_record(ctx: CliContext, title: str, text: str, reason: str, rejected: str, confidence: str,
                     source_ref: str, area: str, cwd: Path | None, project: str | None, as_json: bool) -> None:  # fmt: skip
     """Record a decision: a memory plus a decision doc. The same title replaces the reasoning and keeps the Outcome."""
+    from kenning.core import notes
     from kenning.model import Origin
 
     core = core_of(ctx)
     place = place_of(core, cwd, project)
-    request = RememberRequest(text=text or title, reason=reason, rejected=rejected, confidence=confidence,
-                              source_ref=source_ref, origin=Origin.PERSON, source="cli", title=title, area=area,
-                              branch=place.branch)  # fmt: skip
-    result = core.record_decision(place, request)
+    # Through notes, so a decision with an area also closes the earlier one in the graph.
+    recorded = notes.decision_record(core, place, text or title, area=area, reason=reason, rejected=rejected,
+                                     title=title, origin=Origin.PERSON, source="cli", confidence=confidence,
+                                     source_ref=source_ref)  # fmt: skip
+    result = recorded.result
     if as_json:
         emit_json({"outcome": result.remembered.outcome,
                    "memory": result.remembered.memory.ref if result.remembered.memory else None,

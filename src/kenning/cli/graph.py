@@ -99,11 +99,15 @@ def kg_end(ctx: CliContext, fact_id: str, when: str | None) -> None:
 
 
 @kg.command("extract")
+@where_options
 @pass_ctx
-def kg_extract(ctx: CliContext) -> None:
-    """Find facts in captured sessions not looked at yet (sync normally does this)."""
+def kg_extract(ctx: CliContext, cwd: Path | None, project: str | None) -> None:
+    """Find facts in captured sessions not looked at yet (sync normally does this), and give
+    the graph this project's decisions recorded by other paths."""
     core = core_of(ctx)
-    click.echo(f"{extract.extract_pending(ctx.db, core.workspace, core.clock)} new facts")
+    found = extract.extract_pending(ctx.db, core.workspace, core.clock)
+    found += notes.graph_decisions(core, place_of(core, cwd, project))
+    click.echo(f"{found} new facts")
 
 
 @click.command("decision-record")
@@ -215,6 +219,7 @@ def wake_up(ctx: CliContext, cwd: Path | None, project: str | None, as_json: boo
     """What stays true here: identity, decisions, top past-session lines, current facts."""
     core = core_of(ctx)
     place = place_of(core, cwd, project)
+    notes.graph_decisions(core, place)
     bundle = wakeup.build(ctx.db, ctx.settings, place)
     if as_json:
         emit_json({"text": bundle.render(), "identity": bundle.identity, "decisions": bundle.decisions,

@@ -71,7 +71,7 @@ def run_cmd(ctx: CliContext) -> None:
     try:
         from kenning.capture.sync import run_capture_job
     except ImportError:
-        run_capture_job = None
+        run_capture_job = None  # type: ignore[assignment]
     if run_capture_job is not None:
         run_capture_job(ctx.db, ctx.settings, core.clock)
     _print_status(status(core))

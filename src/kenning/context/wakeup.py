@@ -20,11 +20,14 @@ from pathlib import Path
 
 from kenning.capture.classify import classify
 from kenning.config import Settings
+from kenning.core.lifecycle import withheld
 from kenning.core.scopes import Place
 from kenning.core.service import Core
-from kenning.graph.extract import sentences
+from kenning.graph.decide import sentences
+from kenning.model import Status
 from kenning.store.sqlite.db import Database
 from kenning.store.sqlite.graph_store import FactRow, GraphStore
+from kenning.store.sqlite.memories import SqliteMemoryStore
 
 LIMIT = 1990  # characters, whole bundle; must stay under 2,000
 CHUNK_TYPES = ("decision", "preference", "milestone")
@@ -128,6 +131,19 @@ def fact_line(f: FactRow) -> str:
     return f"[f:{f.id}] {subject}{f.predicate}{area}: {obj} · {f.valid_from[:10]}"
 
 
+def _given_out(db: Database, facts: list[FactRow]) -> list[FactRow]:
+    """Facts that repeat a memory follow that memory: a hidden, held or retired memory's words
+    never reach a session through the graph either."""
+    memories = SqliteMemoryStore(db)
+    kept = []
+    for f in facts:
+        memory = memories.get(f.memory_ref) if f.memory_ref else None
+        if memory is not None and (withheld(memory) or memory.status is Status.RETIRED):
+            continue
+        kept.append(f)
+    return kept
+
+
 def build(db: Database, settings: Settings | None, place: Place) -> Bundle:
     store = GraphStore(db)
     title = place.name or place.project
@@ -135,11 +151,11 @@ def build(db: Database, settings: Settings | None, place: Place) -> Bundle:
                     identity_line(settings))
     decided = store.current_facts(place.workspace, place.project, predicates=DECISION_PREDICATES,
                                   limit=MAX_DECISIONS * 3)
-    bundle.decisions = [fact_line(f) for f in decided
+    bundle.decisions = [fact_line(f) for f in _given_out(db, decided)
                         if f.origin != "extracted" or f.confidence >= MIN_CONFIDENCE][:MAX_DECISIONS]
     bundle.chunks = chunk_lines(db, place)
     others = store.current_facts(place.workspace, place.project, exclude=DECISION_PREDICATES, limit=MAX_FACTS * 3)
-    bundle.facts = [fact_line(f) for f in others
+    bundle.facts = [fact_line(f) for f in _given_out(db, others)
                     if f.origin != "extracted" or f.confidence >= MIN_CONFIDENCE][:MAX_FACTS]
     return bundle.fit()
 

@@ -50,13 +50,13 @@ def project_subject(place: Place) -> str:
 def decision_record(
     core: Core, place: Place, text: str, *, area: str = "", reason: str = "", rejected: str = "",
     title: str = "", origin: Origin = Origin.AGENT, source: str = "", session: str = "", person: str = "",
-    confidence: str | float | None = None, used: tuple[str, ...] = (),
+    confidence: str | float | None = None, used: tuple[str, ...] = (), source_ref: str = "",
 ) -> RecordedDecision:
     """Record a decision (memory + doc) and its graph fact ``<project> decided[area] <text>``."""
     db = _db(core)
     request = RememberRequest(text=text, kind=Kind.DECISION, reason=reason, rejected=rejected, origin=origin,
                               source=source, session=session, title=title, area=area.strip(), used=used,
-                              confidence=confidence, branch=place.branch)
+                              confidence=confidence, branch=place.branch, source_ref=source_ref)
     result = core.record_decision(place, request)
     memory = result.remembered.memory
     if memory is None or result.remembered.outcome == "held_for_review":
@@ -70,6 +70,28 @@ def decision_record(
     store = GraphStore(db)
     closed = [f for f in (store.get(place.workspace, i) for i in added.closed) if f is not None]
     return RecordedDecision(result, added.fact, closed)
+
+
+def graph_decisions(core: Core, place: Place) -> int:
+    """Give the graph the decisions recorded by other paths (``kenning decision record
+    --area``, MCP ``record_decision``): one fact per decision doc of this project, dated by
+    the doc, so a later doc in the same area closes an earlier one. Idempotent; returns how
+    many facts were new."""
+    db = _db(core)
+    added = 0
+    docs = sorted((d for d in core.decision_docs(place) if d.scope == place.project), key=lambda d: d.created_at)
+    for doc in docs:
+        memory = core.store.get(doc.memory_ref) if doc.memory_ref else None
+        if memory is None:
+            continue
+        result = facts.add(
+            db, core.clock, place.workspace, place.project, DECIDED, doc.decision, project=place.project,
+            object_kind="text", area=doc.area, valid_from=doc.created_at, confidence=max(0.05, min(1.0, doc.confidence)),
+            origin="recorded", memory_ref=doc.memory_ref, person=doc.author, evidence=doc.reason,
+            subject_type="project", subject_name=project_subject(place),
+        )
+        added += int(result.added)
+    return added
 
 
 # -- diary --------------------------------------------------------------------------------

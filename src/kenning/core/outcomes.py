@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kenning import ghinfo as gh_mod
-from kenning import gitinfo
+from kenning import githistory, gitinfo
 from kenning.clock import from_iso, to_iso
 from kenning.model import DecisionDoc
 
@@ -41,7 +41,7 @@ class Landing:
     """Where a branch's work reached the main branch."""
 
     branch: str
-    commit: gitinfo.Commit  # the merge commit, or the tip itself for a fast-forward
+    commit: githistory.Commit  # the merge commit, or the tip itself for a fast-forward
     title: str
     link: str  # a pull request URL, or ""
 
@@ -74,7 +74,7 @@ def _pr_link(project_key: str, number: str) -> str:
     return f"https://{project_key}/pull/{number}" if project_key.startswith("github.com/") else ""
 
 
-def _title_of(commit: gitinfo.Commit, branch: str) -> tuple[str, str]:
+def _title_of(commit: githistory.Commit, branch: str) -> tuple[str, str]:
     """(title, pull request number) of a landing commit; GitHub puts the PR title in the body."""
     match = _MERGE_SUBJECTS[0].match(commit.subject)
     if match:
@@ -84,19 +84,19 @@ def _title_of(commit: gitinfo.Commit, branch: str) -> tuple[str, str]:
     return commit.subject, ""  # a fast-forward: the tip commit speaks for the work
 
 
-def find_landing(root: Path, branch: str, main: str, history: list[gitinfo.Commit], since: datetime,
+def find_landing(root: Path, branch: str, main: str, history: list[githistory.Commit], since: datetime,
                  project_key: str = "") -> Landing | None:  # fmt: skip
     """The commit on main's first-parent history that brought ``branch`` in, made after
     ``since`` (the first time a session on the branch cited the decision)."""
     on_main = {c.sha: c for c in history}
     tip = gitinfo.resolve(root, f"refs/heads/{branch}") if branch in gitinfo.branches(root) else ""
-    landing: gitinfo.Commit | None = None
+    landing: githistory.Commit | None = None
     if tip:
         if tip in on_main:
             landing = on_main[tip]  # fast-forward (or never left main: the date check decides)
         else:
             try:
-                out = gitinfo.run_git(root, "rev-list", "--first-parent", "--ancestry-path", f"{tip}..{gitinfo.main_ref(root, main)}")
+                out = gitinfo.run_git(root, "rev-list", "--first-parent", "--ancestry-path", f"{tip}..{githistory.main_ref(root, main)}")
             except gitinfo.GitError:
                 out = ""
             oldest = out.split()[-1] if out.split() else ""
@@ -116,14 +116,14 @@ def find_landing(root: Path, branch: str, main: str, history: list[gitinfo.Commi
     return Landing(branch, landing, title, _pr_link(project_key, pr) if pr else "")
 
 
-def find_revert(root: Path, main: str, landing: gitinfo.Commit) -> gitinfo.Commit | None:
+def find_revert(root: Path, main: str, landing: githistory.Commit) -> githistory.Commit | None:
     """A commit on main saying "This reverts commit <landing id>" within 30 days of it."""
     until = landing.date + REVERT_WINDOW
-    candidates = gitinfo.log(root, gitinfo.main_ref(root, main), "--grep=This reverts commit", f"--since={to_iso(landing.date)}")
+    candidates = githistory.log(root, githistory.main_ref(root, main), "--grep=This reverts commit", f"--since={to_iso(landing.date)}")
     for commit in reversed(candidates):
         if commit.date > until or commit.date < landing.date:
             continue
-        if any(len(named) >= 7 and landing.sha.startswith(named.lower()) for named in gitinfo.reverted_ids(commit)):
+        if any(len(named) >= 7 and landing.sha.startswith(named.lower()) for named in githistory.reverted_ids(commit)):
             return commit
     return None
 
@@ -169,7 +169,7 @@ def check(core: Core, cwd: Path | str, *, gh: gh_mod.GhClient | None | bool = Tr
     client = gh_mod.GhClient.detect(root) if gh is True else (gh or None)
     report.used_gh = client is not None
     main = gitinfo.default_branch(root)
-    history: list[gitinfo.Commit] | None = None
+    history: list[githistory.Commit] | None = None
     for doc in core.decision_docs(place):
         if doc.scope != place.project:
             continue
@@ -177,7 +177,7 @@ def check(core: Core, cwd: Path | str, *, gh: gh_mod.GhClient | None | bool = Tr
         if not branches:
             continue
         if history is None:
-            history = gitinfo.first_parent_history(root, main)
+            history = githistory.first_parent_history(root, main)
         ledger = _Ledger(core, doc)
         for branch, since in sorted(branches.items()):
             doc = _from_gh(client, ledger, doc, branch, since) if client else doc

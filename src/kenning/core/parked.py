@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kenning import gitinfo
+from kenning import githistory, gitinfo
 from kenning.clock import to_iso
 from kenning.errors import Refused
 from kenning.model import Kind, Memory, MemoryEvent, Origin, Status
@@ -142,7 +142,7 @@ def _retire_landed(core: Core, info: gitinfo.ProjectInfo, project: str, dirty: s
             why = f"branch {branch} was removed"
         elif branch == main:
             why = f"the work on {main} was committed"
-        elif gitinfo.branch_landed(info.root, branch, main):
+        elif githistory.branch_landed(info.root, branch, main):
             why = f"branch {branch} landed on {main}"
         else:
             continue  # committed but not landed: the state fades with its shelf life

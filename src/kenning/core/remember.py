@@ -13,6 +13,7 @@ from typing import Literal
 
 from kenning.core import policy as policy_mod
 from kenning.core import write_rules as rules
+from kenning.core.citations import fresh_reading
 from kenning.core.lifecycle import INDEX_PIN_CAP, withheld
 from kenning.core.scopes import Place
 from kenning.errors import Invalid, NotFound
@@ -204,7 +205,7 @@ def _write(
     )
     for similarity, existing in close:
         if similarity >= NEAR_DUPLICATE and rules.polarity(existing.text) == rules.polarity(text):
-            return RememberResult("strengthened", _strengthen(store, existing, request, now, reason),
+            return RememberResult("strengthened", _strengthen(store, place, existing, request, now, reason),
                                   neighbours=_neighbours(own_terms, [h.memory for h in hits], existing.ref), warnings=warnings)  # fmt: skip
     for similarity, existing in [] if accepted else close:
         firmer = existing.confidence > confidence or (
@@ -248,6 +249,9 @@ def _write(
         index_pinned=request.index, held=request.origin is Origin.WIDGET, source_ref=request.source_ref.strip(),
         tags=tuple(request.tags),
     )  # fmt: skip
+    if memory.source_ref:
+        source_hash, citation = fresh_reading(place.root, memory.source_ref)
+        memory = memory.evolve(source_hash=source_hash, citation=citation)
     store.insert(memory)
     store.add_event(MemoryEvent(memory.ref, now, "created", request.source or request.origin.value))
 
@@ -276,7 +280,7 @@ def supersede(store: MemoryStore, old: Memory, by_ref: str, now: datetime) -> No
 
 
 def _strengthen(
-    store: MemoryStore, existing: Memory, request: RememberRequest, now: datetime, reason: str
+    store: MemoryStore, place: Place, existing: Memory, request: RememberRequest, now: datetime, reason: str
 ) -> Memory:
     # Another tool (or a person) restating the claim is a confirmation; the writer repeating
     # itself is an echo: it still restarts shelf life and wakes the memory, but earns no evidence.
@@ -289,6 +293,10 @@ def _strengthen(
         reason=existing.reason or reason,
         source_ref=existing.source_ref or request.source_ref.strip(),
     )
+    if updated.source_ref:
+        # Restating the claim takes a fresh reading of the code it cites.
+        source_hash, citation = fresh_reading(place.root, updated.source_ref)
+        updated = updated.evolve(source_hash=source_hash, citation=citation)
     store.update(updated)
     store.add_event(
         MemoryEvent(

@@ -19,7 +19,9 @@ from kenning.config import Settings
 from kenning.context import resume as resume_mod
 from kenning.errors import NotFound
 from kenning.graph import facts
-from kenning.graph.extract import _DOUBT, _PROPOSAL, CONFIRM, apply, extract_turns, mentions, sentences
+from kenning.graph.decide import corrects, decision_sentences
+from kenning.graph.extract import apply, extract_turns
+from kenning.redact import redact
 from kenning.store.sqlite.db import Database
 from kenning.store.sqlite.graph_store import GraphStore
 
@@ -27,35 +29,6 @@ MAX_DECISIONS = 12
 MAX_CORRECTIONS = 6
 MAX_LEN = 200
 
-_DECISION = re.compile(
-    r"\b(?:we(?:'ve| have)? (?:decided|agreed|settled on|chose|picked|went with)|i(?:'ve| have)? decided"
-    r"|decided (?:to|on|against)|let'?s (?:not )?\w+"
-    r"|we(?:'ll| will) (?:use|go with|stick with|keep|drop|ship|pin)|(?:we're|we are) going (?:to|with)"
-    r"|(?:we're|we are|i'm|i am) (?:moving|migrating|switching)\b|replace \S+(?: \S+)? with"
-    r"|from now on|going forward|go with|i want (?:us |you )?to use|(?:always|never) use|don'?t ever use"
-    r"|the decision (?:is|was)|decision:|use \S+(?: \S+)? (?:instead of|rather than|over)\b)",
-    re.IGNORECASE,
-)
-# "Use Pydantic models for ...": an imperative choice of a named technology.
-_IMPERATIVE = re.compile(r"^(?:please\s+)?(?:use|adopt|switch to|migrate to|move to|stick with|keep using)\s+",
-                         re.IGNORECASE)
-# Tentative or exploratory lines that look like decisions but decide nothing.
-_NOT_DECISION = re.compile(
-    r"\b(?:let'?s (?:see|check|look|try|run|debug|figure|find|start|continue|test|verify|investigate|think|wait)"
-    r"|if we (?:decide|go with)|whether (?:to|we)|did we decide|have we decided|what did we decide)\b",
-    re.IGNORECASE,
-)
-_CORRECTION_START = re.compile(
-    r"^\s*(?:no\b(?![-\s]*(?:problem|worries|thanks|rush|need|hurry))|nope\b|wrong\b|incorrect\b|not quite\b"
-    r"|not right\b|that'?s (?:wrong|not (?:it|what|right))|don'?t\b|do not\b|stop\b|undo\b|revert\b|actually,"
-    r"|instead,|why did you\b|you didn'?t\b|you forgot\b|you missed\b|you broke\b|wait,)",
-    re.IGNORECASE,
-)
-_CORRECTION_ANY = re.compile(
-    r"\b(?:that'?s not what i (?:asked|meant|wanted|said)|you misunderstood|you misread|you ignored my"
-    r"|you shouldn'?t have|i (?:said|asked for|told you)\b.{0,60}\bnot\b)",
-    re.IGNORECASE,
-)
 _DONE = re.compile(r"\b(?:done|fixed|implemented|passes|passing|pass now|merged|committed|shipped|complete[d]?|"
                    r"finished|resolved|works now|all set)\b", re.IGNORECASE)
 
@@ -90,35 +63,12 @@ def _clip(text: str) -> str:
     return text if len(text) <= MAX_LEN else text[: MAX_LEN - 1].rsplit(" ", 1)[0] + "…"
 
 
-def decision_sentences(turns: list[dict[str, Any]]) -> list[tuple[dict[str, Any], str, float]]:
-    """(turn, sentence, confidence) for each decision the user made or confirmed."""
-    talk = [t for t in turns if t.get("role") in ("user", "assistant") and (t.get("text") or "").strip()]
-    found: list[tuple[dict[str, Any], str, float]] = []
-    for index, turn in enumerate(talk):
-        if turn["role"] == "user":
-            for s in sentences(turn["text"]):
-                decides = _DECISION.search(s) or (_IMPERATIVE.match(s) and (mentions(s) or "`" in s))
-                if s.endswith("?") or _NOT_DECISION.search(s) or not decides:
-                    continue
-                found.append((turn, s, 0.85))
-            continue
-        reply = talk[index + 1] if index + 1 < len(talk) else None
-        if reply is None or reply["role"] != "user" or not CONFIRM.match(reply["text"]) \
-                or _DOUBT.search(reply["text"][:60]):
-            continue
-        found.extend((reply, s.rstrip("?") + ("." if s.endswith("?") else ""), 0.75) for s in sentences(turn["text"])
-                     if _PROPOSAL.search(s) or (_DECISION.search(s) and not _NOT_DECISION.search(s)))
-    return found
-
-
 def corrections(turns: list[dict[str, Any]]) -> list[tuple[dict[str, Any], str]]:
     users = [t for t in turns if t.get("role") == "user" and (t.get("text") or "").strip()]
     out = []
     for turn in users[1:]:  # the first ask corrects nothing
         text = turn["text"].strip()
-        if len(text) > 4000 or len(text) < 8:
-            continue
-        if _CORRECTION_START.match(text) or _CORRECTION_ANY.search(text):
+        if 8 <= len(text) <= 4000 and corrects(text):
             out.append((turn, text))
     return out
 
@@ -157,32 +107,72 @@ def escalate(db: Database, settings: Settings, session_id: str, clock: Clock) ->
     if row is None:
         raise NotFound(f"no captured session {session_id!r}",
                        fix="run kenning sync first, then pass the session id (as kenning sessions lists it)")
-    sid, project, name, workspace = row["id"], row["project"], row["project_name"], row["workspace"]
+    sid = row["id"]
+    turns = [dict(r) for r in db.query(
+        "SELECT id, role, text, at FROM capture_turns WHERE session = ? AND subagent = '' ORDER BY at, id", (sid,))]
+    src = db.one("SELECT source, id FROM capture_turns WHERE session = ? ORDER BY id DESC LIMIT 1", (sid,))
+    path = Path(str(src["source"])) if src else None
+    result = _escalate(db, clock, row["workspace"], sid, row["project"], row["project_name"], row["tool"], turns,
+                       path, row["first_at"], row["last_at"])
+    GraphStore(db).set_progress(sid, "escalate", int(src["id"]) if src else 0, to_iso(clock.now()))
+    return result
+
+
+def at_session_end(db: Database, settings: Settings, clock: Clock, tool: str, session_id: str,
+                   transcript: str = "", cwd: str = "") -> Escalation | None:
+    """For the SessionEnd hook: escalate the session if it is captured, else read its
+    transcript directly (the hook may fire before the sync has read the last lines). Returns
+    None when there is nothing to read or the project's capture switch is off."""
+    prefix = {"claude-code": "claude", "codex": "codex", "gemini": "gemini", "opencode": "opencode"}.get(tool, tool)
+    path = Path(transcript) if transcript else None
+    captured = db.one("SELECT id FROM capture_sessions WHERE id = ?", (f"{prefix}:{session_id}",))
+    if captured is not None and (path is None or not path.is_file()):
+        return escalate(db, settings, captured["id"], clock)
+    if path is None or not path.is_file():
+        return None
+    from kenning.capture.events import SourceFile
+    from kenning.capture.sync import SOURCES
+    from kenning.core.policy import capture_enabled
+    from kenning.gitinfo import project_for
+
+    module = SOURCES.get(tool)
+    if module is None:
+        return None
+    events = module.read(SourceFile(tool, path), 0, {}).events
+    folder = cwd or next((e.cwd for e in events if e.cwd), "")
+    if not folder:
+        return None
+    info = project_for(Path(folder))
+    if not capture_enabled(db, settings.workspace, info.key):
+        return None
+    # Redacted before anything is derived from it, exactly as capture does.
+    turns = [{"id": i + 1, "role": e.role, "text": redact(e.text), "at": e.time}
+             for i, e in enumerate(events) if not e.subagent]
+    times = [e.time for e in events if e.time]
+    return _escalate(db, clock, settings.workspace, f"{prefix}:{session_id}", info.key, info.name, tool, turns, path,
+                     min(times, default=""), max(times, default=""))
+
+
+def _escalate(db: Database, clock: Clock, workspace: str, sid: str, project: str, name: str, tool: str,
+              turns: list[dict[str, Any]], path: Path | None, first_at: str, last_at: str) -> Escalation:
     result = Escalation(sid, project)
     if not project:
         return result
-    turns = [dict(r) for r in db.query(
-        "SELECT id, role, text, at FROM capture_turns WHERE session = ? AND subagent = '' ORDER BY at, id", (sid,))]
-    src = db.one("SELECT source FROM capture_turns WHERE session = ? ORDER BY id DESC LIMIT 1", (sid,))
-    path = Path(str(src["source"])) if src else None
-    state = resume_mod.from_transcript(path, row["tool"]) if path is not None and path.is_file() \
-        and row["tool"] in ("claude-code", "codex") else None
+    state = resume_mod.from_transcript(path, tool) if path is not None and path.is_file() \
+        and tool in ("claude-code", "codex") else None
     if state is not None and not state.ended:
-        state.ended = row["last_at"]
+        state.ended = last_at
     result.learnings = learn(turns, state)
     # The sync's extraction may not have run yet (the hook fires as the session ends).
     result.extracted = len(apply(db, clock, workspace, project, name, sid, extract_turns(turns),
-                                 default_at=row["first_at"]))
+                                 default_at=first_at))
     for item in result.learnings:
         added = facts.add(
             db, clock, workspace, project, item.predicate, item.text, project=project, object_kind="text",
-            valid_from=item.at or row["last_at"] or None, confidence=item.confidence, origin="escalated",
+            valid_from=item.at or last_at or None, confidence=item.confidence, origin="escalated",
             session=sid, person="user" if item.predicate != "last_session_outcome" else "",
             subject_type="project", subject_name=name,
         )
         if added.added:
             result.added.append(added)
-    facts_done = db.one("SELECT max(id) AS m FROM capture_turns WHERE session = ?", (sid,))
-    GraphStore(db).set_progress(sid, "escalate", int(facts_done["m"] or 0) if facts_done else 0,
-                                to_iso(clock.now()))
     return result

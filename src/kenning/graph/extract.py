@@ -24,6 +24,7 @@ from typing import Any
 
 from kenning.clock import Clock, to_iso
 from kenning.graph import facts
+from kenning.graph.decide import corrects, decision_sentences, sentences, talk_of
 from kenning.graph.vocabulary import Term, Vocabulary, load
 from kenning.store.sqlite.db import Database
 from kenning.store.sqlite.graph_store import GraphStore
@@ -44,8 +45,6 @@ class Candidate:
     end: bool = False  # end the current fact instead of adding one
 
 
-_FENCE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _BEFORE_CONTEXT = re.compile(
     r"(?:\busing|\buse|\buses|\bused|\bwith|\bin|\bon|\bvia|\bour|\binto|\bto|\binstall(?:ed)?|\bupgrade(?:d)?"
     r"|\bbuilt (?:with|on)|\bbacked by|\bwritten in|\bmigrat(?:e|ed|ing) to|\bswitch(?:ed|ing)? to|\bmov(?:e|ed) to"
@@ -61,7 +60,7 @@ _AFTER_CONTEXT = re.compile(
     re.IGNORECASE,
 )
 _NEGATIVE_BEFORE = re.compile(
-    r"(?:instead of|rather than|not|no|never|without|away from|from|replace|replaced|replacing|drop|dropped|"
+    r"(?:instead of|rather than|not|no|never|without|away from|replace|replaced|replacing|drop|dropped|"
     r"remove|removed|deprecate|deprecated|ditch|ditched|avoid|against|want)\s+(?:the\s+|using\s+|to use\s+)?$",
     re.IGNORECASE,
 )
@@ -72,29 +71,15 @@ _MOVE = re.compile(
     rf"|\breplac(?:e|ed|ing)\s+(?P<old2>{_NAME})\s+with\s+(?P<new2>{_NAME})",
     re.IGNORECASE,
 )
-_CHOICE = re.compile(
-    r"\b(?:let'?s (?:use|go with|switch to|pick|stick with|keep)|(?:we|i)(?:'ve| have)? (?:decided (?:to use|on)|"
-    r"chose|picked|settled on|went with|agreed on)|we(?:'ll| will) (?:use|go with|stick with|keep)|"
-    rf"(?:we're|we are|i'm|i am) going (?:with|to use)|go with|use)\s+(?:the\s+)?`?(?P<obj>{_NAME})`?"
-    rf"(?:,?\s+(?:instead of|rather than|over|not)\s+(?:the\s+)?`?(?P<alt>{_NAME})`?)?",
+# In a decision, what is picked: the object of a choice verb ("switch the docs to X", "keep X").
+_CHOICE_BEFORE = re.compile(
+    r"\b(?:use|using|switch(?:ed|ing)?(?: \w+){0,3} to|mov(?:e|ed|ing)(?: \w+){0,3} to|migrat\w*(?: \w+){0,3} to"
+    r"|go(?:ing)? with|went with|chose|choose|pick(?:ed)?|adopt(?:ed)?|keep|stick with|stay with|recommend"
+    r"|suggest|propose|decided on|settled? on)\s+(?:(?:the|a|an|our)\s+(?:[\w-]+\s+)?)?`?$",
     re.IGNORECASE,
 )
-_PROPOSAL = re.compile(
-    r"\b(?:i (?:suggest|recommend|propose)|i'?d (?:suggest|recommend|go with|use|pick)|i would (?:go with|use|pick)"
-    r"|(?:shall|should) (?:i|we) (?:use|switch to|go with|add|move to)|how about|my recommendation is"
-    r"|(?:i'll|i will|we'll|we will|i'm going to) (?:use|go with|switch to|pick|adopt))\b",
-    re.IGNORECASE,
-)
-CONFIRM = re.compile(
-    r"^\s*(?:yes|yep|yeah|yup|sure|ok(?:ay)?|sounds good|go ahead|do it|agreed|lgtm|perfect|great|please do|"
-    r"let'?s do (?:it|that)|that works|approved|ship it|go for it|makes sense)\b",
-    re.IGNORECASE,
-)
-_DOUBT = re.compile(r"\b(?:but|no|not|don'?t|instead|rather|wait|hold on)\b", re.IGNORECASE)
+_LOOKS_LIKE_NAME = re.compile(r"^(?:[A-Z][\w.+#-]*|`[^`]+`|[\w-]*\d[\w.-]*)")
 _LIST_GAP = re.compile(r"^\s*(?:,|and|or|, and|, or)\s*$")
-# A sentence that decides something: its rejected names ("not Pulumi") become "rejected".
-_DECIDING = re.compile(r"\b(?:decided|let'?s|we'll|we will|go with|use|switch|migrat\w*|move|keep|stick with)\b",
-                       re.IGNORECASE)
 _PERSON = re.compile(
     r"(?:(?<![\w@.])@(?P<handle>[A-Za-z][\w-]{1,38})\b"
     r"|\b(?i:pair(?:ing|ed)? with|work(?:ing|ed)? with|sync(?:ed)? with|review(?:ed)? by|approved by|"
@@ -116,20 +101,13 @@ def _term_pattern() -> re.Pattern[str]:
     return re.compile(rf"(?<![\w.+#/-])(?P<t>{alternatives})(?![\w+#]|[.-]\w)", re.IGNORECASE)
 
 
-def prose(text: str) -> str:
-    return _FENCE.sub(" ", text)
-
-
-def sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE.split(prose(text)) if s and s.strip()]
-
-
 @dataclass(frozen=True)
 class Mention:
     term: Term
     contextual: bool
     negative: bool
     question: bool
+    chosen: bool = False  # the object of a choice verb
 
 
 def mentions(sentence: str, vocab: Vocabulary | None = None) -> list[Mention]:
@@ -145,7 +123,10 @@ def mentions(sentence: str, vocab: Vocabulary | None = None) -> list[Mention]:
             continue
         before, after = sentence[: m.start()], sentence[m.end():]
         ticked = before.endswith("`") and after.startswith("`")
-        contextual = ticked or bool(_BEFORE_CONTEXT.search(before[-40:])) or bool(_AFTER_CONTEXT.match(after))
+        negative = bool(_NEGATIVE_BEFORE.search(before[-30:]))
+        chosen = not negative and bool(_CHOICE_BEFORE.search(before[-60:]))
+        contextual = (ticked or chosen or bool(_BEFORE_CONTEXT.search(before[-40:]))
+                      or bool(_AFTER_CONTEXT.match(after)))
         # "runs ruff, mypy and pytest": a list carries the context of its first item.
         if last_ctx and _LIST_GAP.match(sentence[last_end: m.start()]):
             contextual = True
@@ -154,8 +135,7 @@ def mentions(sentence: str, vocab: Vocabulary | None = None) -> list[Mention]:
             written_as_name = word != word.lower() or word == term.name or ticked
             if not (contextual and written_as_name) or (term.id == "go" and after.lower().startswith(" with")):
                 continue
-        negative = bool(_NEGATIVE_BEFORE.search(before[-30:]))
-        found.append(Mention(term, contextual, negative, question))
+        found.append(Mention(term, contextual, negative, question, chosen))
         last_end, last_ctx = m.end(), contextual and not negative
     return found
 
@@ -167,53 +147,73 @@ def _term_of(name: str, vocab: Vocabulary) -> Term | None:
     return term
 
 
+def _move(sentence: str, vocab: Vocabulary, conf: float, at: str, tid: int) -> tuple[list[Candidate], str]:
+    """"migrate from X to Y" / "replace X with Y": Y replaces X and the project stops using X."""
+    out: list[Candidate] = []
+    gone = ""
+    for move in _MOVE.finditer(sentence):
+        old_name = move.group("old") or move.group("old2") or ""
+        new_name = move.group("new") or move.group("new2") or ""
+        old, new = _term_of(old_name, vocab), _term_of(new_name, vocab)
+        # The new one may be outside the vocabularies; it still names what replaced the old.
+        new_label = new.name if new else (new_name.split(" ")[0] if _LOOKS_LIKE_NAME.match(new_name) else "")
+        if old is None or not new_label or (new is not None and new.id == old.id):
+            continue
+        if new is not None:
+            out.append(Candidate("uses", new.name, new.type, conf, sentence, at, tid))
+        out.append(Candidate("replaces", old.name, old.type, conf, sentence, at, tid, subject=new_label))
+        out.append(Candidate("uses", old.name, old.type, conf, sentence, at, tid, end=True))
+        gone = old.id
+    return out, gone
+
+
 def extract_turns(turns: list[dict[str, Any]]) -> list[Candidate]:
     """Candidates from a session's turns (``role``, ``text``, ``at``, ``id``), in order."""
     vocab = load()
     out: list[Candidate] = []
     positive: dict[str, list[tuple[int, bool, str, str]]] = defaultdict(list)  # term id -> (turn, ctx, at, ev)
     ended: dict[str, str] = {}  # term id -> when the user moved away from it
-    rejected: dict[str, int] = {}  # term id -> turn index where the user turned it down
-    talk = [t for t in turns if t.get("role") in ("user", "assistant") and (t.get("text") or "").strip()]
+    rejected: dict[str, int] = {}  # term id -> turn id where the user turned it down
+    chosen: set[str] = set()
+    for turn, sentence, conf in decision_sentences(turns):
+        at, tid = turn.get("at", ""), int(turn.get("id", 0))
+        moved, gone = _move(sentence, vocab, conf, at, tid)
+        out += moved
+        if gone:
+            ended[gone] = at
+        for mention in mentions(sentence, vocab):
+            if mention.term.id == gone or mention.question:
+                continue
+            if mention.negative:
+                out.append(Candidate("rejected", mention.term.name, mention.term.type, 0.75, sentence, at, tid))
+                rejected[mention.term.id] = tid
+            elif mention.chosen and not any(c.subject == mention.term.name for c in moved):
+                out.append(Candidate("chose", mention.term.name, mention.term.type, conf, sentence, at, tid))
+                chosen.add(mention.term.id)
+    talk = talk_of(turns)
     for index, turn in enumerate(talk):
         role, at, tid = turn["role"], turn.get("at", ""), int(turn.get("id", index))
         following = talk[index + 1] if index + 1 < len(talk) else None
-        confirmed = (role == "assistant" and following is not None and following["role"] == "user"
-                     and bool(CONFIRM.match(following["text"])) and not _DOUBT.search(following["text"][:60]))
+        if role == "assistant" and following is not None and following["role"] == "user" \
+                and corrects(following["text"]):
+            continue  # what the user corrected right away is no evidence
         for sentence in sentences(turn["text"]):
-            speaks_for_user = role == "user" or (confirmed and bool(_PROPOSAL.search(sentence)))
+            if role == "user":
+                moved, gone = _move(sentence, vocab, 0.8, at, tid)
+                out += moved
+                if gone:
+                    ended.setdefault(gone, at)
             for mention in mentions(sentence, vocab):
+                term_id = mention.term.id
                 if mention.question:
                     continue
                 if mention.negative:
-                    if speaks_for_user and _DECIDING.search(sentence):
-                        out.append(Candidate("rejected", mention.term.name, mention.term.type, 0.75, sentence, at,
-                                             tid))
-                        rejected[mention.term.id] = index
+                    if role == "user":
+                        rejected.setdefault(term_id, tid)
                     continue
-                if mention.term.id in rejected and role != "user":
+                if (term_id in rejected or term_id in ended) and role != "user":
                     continue  # the assistant naming what the user turned down does not bring it back
-                rejected.pop(mention.term.id, None)
-                positive[mention.term.id].append((tid, mention.contextual, at, sentence))
-            if not speaks_for_user or sentence.rstrip().endswith("?") and role == "user":
-                continue
-            conf = 0.8 if role == "user" else 0.75
-            for move in _MOVE.finditer(sentence):
-                old = _term_of(move.group("old") or move.group("old2") or "", vocab)
-                new = _term_of(move.group("new") or move.group("new2") or "", vocab)
-                if old and new and old.id != new.id:
-                    out.append(Candidate("uses", new.name, new.type, conf, sentence, at, tid))
-                    out.append(Candidate("replaces", old.name, old.type, conf, sentence, at, tid, subject=new.name))
-                    out.append(Candidate("uses", old.name, old.type, conf, sentence, at, tid, end=True))
-                    ended[old.id] = at
-            for choice in _CHOICE.finditer(sentence):
-                chosen = _term_of(choice.group("obj"), vocab)
-                if chosen is None:
-                    continue
-                out.append(Candidate("chose", chosen.name, chosen.type, conf, sentence, at, tid))
-                alt = _term_of(choice.group("alt") or "", vocab)
-                if alt and alt.id != chosen.id:
-                    out.append(Candidate("rejected", alt.name, alt.type, conf, sentence, at, tid))
+                positive[term_id].append((tid, mention.contextual, at, sentence))
             if role == "user":
                 for person in _PERSON.finditer(sentence):
                     name = person.group("handle") or person.group("name") or ""
@@ -222,22 +222,18 @@ def extract_turns(turns: list[dict[str, Any]]) -> list[Candidate]:
                         continue
                     out.append(Candidate("works_on", ("@" if person.group("handle") else "") + name, "person",
                                          0.6, sentence, at, tid, subject="@person"))
-    chosen_ids = {load().canonical(c.object) for c in out if c.predicate == "chose"}
     for term_id, seen in positive.items():
         if term_id in rejected:
-            seen = [x for x in seen if x[0] > talk[rejected[term_id]].get("id", rejected[term_id])]
-            if not seen:
-                continue
-        contextual = [s for s in seen if s[1]]
-        distinct_turns = {s[0] for s in seen}
-        if not contextual and len(distinct_turns) < 2 and term_id not in chosen_ids:
+            seen = [x for x in seen if x[0] > rejected[term_id]]
+        if term_id in ended:
+            seen = [x for x in seen if x[2] > ended[term_id]]
+        if not seen:
+            continue
+        contextual = [x for x in seen if x[1]]
+        distinct_turns = {x[0] for x in seen}
+        if not contextual and len(distinct_turns) < 2 and term_id not in chosen:
             continue
         first = (contextual or seen)[0]
-        if term_id in ended and first[2] <= ended[term_id]:
-            later = [s for s in seen if s[2] > ended[term_id]]
-            if not later:
-                continue  # only named before the user moved away from it
-            first = later[0]
         term = next(t for t in vocab.terms.values() if t.id == term_id)
         conf = min(0.9, 0.5 + 0.1 * min(len(distinct_turns), 3) + (0.1 if contextual else 0.0))
         out.append(Candidate("uses", term.name, term.type, round(conf, 2), first[3], first[2], first[0]))

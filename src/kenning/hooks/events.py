@@ -6,8 +6,6 @@ payload that is not a JSON object gives no event (the hook then stays silent).
 
 from __future__ import annotations
 
-import re
-
 TOOLS = ("claude-code", "codex", "gemini")
 ALIASES = {"gemini-cli": "gemini", "claude": "claude-code"}
 
@@ -23,8 +21,7 @@ LESSONS_ON = {"claude-code": "pre_tool", "codex": "pre_tool", "gemini": "post_to
 SHELL_TOOLS = {"bash", "shell", "exec_command", "local_shell", "run_shell_command", "shell_command", "container.exec"}
 READ_TOOLS = {"read", "read_file", "read_many_files", "view"}
 EDIT_TOOLS = {"edit", "multiedit", "write", "notebookedit", "apply_patch", "write_file", "replace", "edit_file"}
-RECALL_RE = re.compile(r"^mcp_{1,2}(plugin_[\w-]+_)?kenning_{1,2}recall$")
-PATCH_FILE_RE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.MULTILINE)
+PATCH_MARKS = ("*** Update File: ", "*** Add File: ", "*** Delete File: ")
 PROMPT_CHARS = 20_000
 
 
@@ -86,7 +83,8 @@ def _paths(name: str, tool_input: dict[str, object]) -> tuple[str, ...]:
         found.extend(p for p in many if isinstance(p, str))
     if name == "apply_patch" or not found:
         patch = _s(tool_input.get("input")) or _s(tool_input.get("patch")) or _s(tool_input.get("command"))
-        found.extend(m.strip() for m in PATCH_FILE_RE.findall(patch))
+        found.extend(line[len(mark):].strip() for line in patch.splitlines()
+                     for mark in PATCH_MARKS if line.startswith(mark))  # fmt: skip
     return tuple(found)
 
 
@@ -98,7 +96,9 @@ def call_kind(tool_name: str) -> str:
         return "read"
     if lowered in EDIT_TOOLS:
         return "edit"
-    if RECALL_RE.match(lowered):
+    # Claude Code and Codex: mcp__kenning__recall (plugins: mcp__plugin_<p>_kenning__recall);
+    # Gemini CLI: mcp_kenning_recall. Plain string tests: ``re`` is not imported on this path.
+    if lowered.startswith("mcp_") and (lowered.endswith("kenning__recall") or lowered.endswith("_kenning_recall")):
         return "recall"
     return ""
 

@@ -5,42 +5,47 @@ database only when something could match. The file holds, per trigger, a literal
 matching command or path must contain (cheap ``in`` tests; the regex or glob is compiled only
 when its literal is there), plus the file names that lessons and decisions cite.
 
-It is rebuilt lazily: it records the database files' signature (mtimes and sizes) and the
-database's lesson stamp (bumped by SQL triggers whenever a lesson, a trigger or a citation
-changes). Same signature: nothing to check. Different: read the stamp; rebuild only when it
-moved. Compiling a regex costs ~75 µs, so compiling all 200 on every call would eat the budget.
+It is rebuilt lazily. ``triggers.sig`` records the database files' signature (mtimes and
+sizes) and the lesson stamp the file was built from; SQL triggers bump that stamp whenever a
+lesson, a trigger or a citation changes. Same signature: nothing to check. Different: read the
+stamp (read-only); rebuild only when it moved. Compiling a regex costs ~75 µs, so compiling
+all 200 on every call would eat the budget; ``re``, ``json`` and ``fnmatch`` are imported only
+when a literal matched or the file is rebuilt.
 """
 
 from __future__ import annotations
 
-import contextlib
-import fnmatch
-import json
 import os
-import re
+
+from kenning.hooks import jsonfast
 
 TYPE_CHECKING = False  # typing costs milliseconds to import; mypy reads this name as True
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 FILE = "triggers.json"
-VERSION = 1
+SIG = "triggers.sig"
+VERSION = 2
+EMPTY: dict[str, Any] = {"shell": [], "read": [], "edit": [], "cited": []}
 
 
-def _sig(db: str) -> list[int]:
-    out: list[int] = []
+def _sig(db: str) -> str:
+    out: list[str] = []
     for p in (db, f"{db}-wal"):
         try:
             st = os.stat(p)
-            out += [st.st_mtime_ns, st.st_size]
+            out += [str(st.st_mtime_ns), str(st.st_size)]
         except OSError:
-            out += [0, 0]
-    return out
+            out += ["0", "0"]
+    return " ".join(out)
 
 
 def regex_hint(pattern: str) -> tuple[str, bool]:
     """The longest literal every match must contain (top level only), and whether the pattern
     ignores case. "" means no literal is known: the pattern is always tried."""
+    import re
+
     try:
         from re import _parser  # type: ignore[attr-defined]
 
@@ -60,6 +65,8 @@ def regex_hint(pattern: str) -> tuple[str, bool]:
 
 
 def glob_hint(glob: str) -> str:
+    import re
+
     runs = re.split(r"[*?\[\]]+", glob)
     best = max(runs, key=len) if runs else ""
     return best[2:] if best.startswith("./") else best
@@ -86,19 +93,31 @@ def compile_rows(rows: list[tuple[str, str | None, str, str]]) -> dict[str, Any]
     return data
 
 
-def _write(path: str, data: dict[str, Any]) -> None:
+def _write(path: str, text: str) -> None:
     tmp = f"{path}.{os.getpid()}.tmp"
     try:
         with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(json.dumps(data))
+            fh.write(text)
         os.replace(tmp, path)
     except OSError:
+        import contextlib
+
         with contextlib.suppress(OSError):
             os.unlink(tmp)
 
 
+def _read(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read()
+    except OSError:
+        return ""
+
+
 def rebuild(home: str, db_path: str) -> dict[str, Any]:
-    """Read every trigger and citation from the database and rewrite the file."""
+    """Read every trigger and citation from the database and rewrite both files."""
+    import json
+
     from kenning.store.sqlite.hooks_store import HookStore
     from kenning.store.sqlite.schema import open_database
 
@@ -110,8 +129,9 @@ def rebuild(home: str, db_path: str) -> dict[str, Any]:
         rows = [(r[0], r[1], r[2], r[3]) for r in store.trigger_rows()]
     finally:
         db.close()
-    data = {"version": VERSION, "stamp": stamp, "sig": sig, **compile_rows(rows)}
-    _write(os.path.join(home, FILE), data)
+    data = {"version": VERSION, "stamp": stamp, **compile_rows(rows)}
+    _write(os.path.join(home, FILE), json.dumps(data))
+    _write(os.path.join(home, SIG), f"{VERSION} {stamp} {sig}")
     return data
 
 
@@ -119,7 +139,9 @@ def _stamp(db_path: str) -> int | None:
     import sqlite3
 
     try:
-        conn = sqlite3.connect(db_path, timeout=2.0)
+        # Read-only: closing it never checkpoints the WAL (a writable last connection does, ~15 ms).
+        quoted = db_path.replace("%", "%25").replace("?", "%3f").replace("#", "%23")
+        conn = sqlite3.connect(f"file:{quoted}?mode=ro", uri=True, timeout=2.0)
         try:
             row = conn.execute("SELECT n FROM hook_stamp WHERE name = 'lessons'").fetchone()
         finally:
@@ -132,23 +154,36 @@ def _stamp(db_path: str) -> int | None:
 def load(home: str, db_path: str) -> dict[str, Any]:
     """The trigger tables, fresh: from the file when the database did not move or its lesson
     stamp is unchanged, else rebuilt. No database yet means nothing can match."""
-    path = os.path.join(home, FILE)
     if not os.path.exists(db_path):
-        return {"shell": [], "read": [], "edit": [], "cited": []}
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data: dict[str, Any] = json.loads(fh.read())
-    except (OSError, ValueError):
+        return EMPTY
+    version, _, rest = _read(os.path.join(home, SIG)).partition(" ")
+    built_stamp, _, built_sig = rest.partition(" ")
+    if version != str(VERSION):
         return rebuild(home, db_path)
     sig = _sig(db_path)
-    if data.get("version") == VERSION and data.get("sig") == sig:
-        return data
-    stamp = _stamp(db_path)
-    if stamp is not None and data.get("version") == VERSION and data.get("stamp") == stamp:
-        data["sig"] = sig
-        _write(path, data)
-        return data
-    return rebuild(home, db_path)
+    if built_sig != sig:
+        stamp = _stamp(db_path)
+        if stamp is None or str(stamp) != built_stamp:
+            return rebuild(home, db_path)
+        _write(os.path.join(home, SIG), f"{VERSION} {built_stamp} {sig}")
+    try:
+        data = jsonfast.loads(_read(os.path.join(home, FILE)))
+    except ValueError:
+        return rebuild(home, db_path)
+    return data if isinstance(data, dict) and data.get("stamp") == int(built_stamp or -1) else rebuild(home, db_path)
+
+
+def after_writes(home: str, db_path: str, read_stamp: Callable[[], int]) -> None:
+    """Called by a hook that wrote to the database (its own session rows): when the lesson
+    stamp is still the one the file was built from, record the database's new signature so
+    the next tool call need not open the database to check."""
+    version, _, rest = _read(os.path.join(home, SIG)).partition(" ")
+    built_stamp = rest.partition(" ")[0]
+    # The signature first, the stamp second: a lesson written in between changes the files
+    # again, so the next call sees a new signature and checks the stamp itself.
+    sig = _sig(db_path)
+    if version == str(VERSION) and built_stamp == str(read_stamp()):
+        _write(os.path.join(home, SIG), f"{VERSION} {built_stamp} {sig}")
 
 
 def _suffixes(path: str) -> list[str]:
@@ -167,6 +202,8 @@ def could_match(data: dict[str, Any], kind: str, command: str, paths: tuple[str,
                     continue
             elif hint not in command:
                 continue
+            import re
+
             try:
                 if re.search(pattern, command):
                     return True
@@ -183,9 +220,11 @@ def could_match(data: dict[str, Any], kind: str, command: str, paths: tuple[str,
         for hint, glob in data.get(kind, []):
             if hint and hint not in norm:
                 continue
+            from fnmatch import fnmatchcase
+
             globs = (glob, glob[3:]) if glob.startswith("**/") else (glob,)
-            if any(fnmatch.fnmatchcase(s, g) for s in _suffixes(norm) for g in globs):
+            if any(fnmatchcase(s, g) for s in _suffixes(norm) for g in globs):
                 return True
-            if "/" not in glob and fnmatch.fnmatchcase(norm.rsplit("/", 1)[-1], glob):
+            if "/" not in glob and fnmatchcase(norm.rsplit("/", 1)[-1], glob):
                 return True
     return False

@@ -15,7 +15,7 @@ from kenning.core import lessons as lessons_mod
 from kenning.core import parked, work
 from kenning.core.lifecycle import RESTING_AFTER
 from kenning.core.render import memory_line
-from kenning.gitinfo import GitError, current_branch
+from kenning.gitinfo import GitError
 from kenning.hooks.events import HookEvent
 from kenning.store.sqlite.hooks_store import HookStore, SessionRow
 
@@ -112,7 +112,7 @@ def on_prompt(core: Core, event: HookEvent, holdout: bool | None) -> Reply:
     parts: list[str] = []
     if first:
         fields.update(first_prompt_at=now, opening=prompt[:300])
-    branch_now = current_branch(place.root) if place.root is not None and event.cwd else place.branch
+    branch_now = place.branch  # read from .git by this process (git facts are cached per process only)
     with core.store.transaction():
         hooks.update_session(session.session, **fields)
         if first and session.task_id is None and not session.holdout:
@@ -121,7 +121,7 @@ def on_prompt(core: Core, event: HookEvent, holdout: bool | None) -> Reply:
             if why:
                 parts.append(TIDY_ASK.format(why=why))
                 hooks.set_ask(core.workspace, place.project, "tidy", now, session.session)
-        parts.extend(notes.build(core, place, session, prompt, branch_now or place.branch))
+        parts.extend(notes.build(core, place, session, prompt, branch_now))
     return Reply(context="\n".join(parts))
 
 

@@ -12,13 +12,11 @@ and on its own fault after a line in ``hook-errors.log``.
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import sys
 import time
 
-from kenning.hooks import events, fast, output, runlog
+from kenning.hooks import events, fast, jsonfast, output, runlog
 
 TYPE_CHECKING = False  # typing and pathlib are left unimported on purpose (start-up time)
 if TYPE_CHECKING:
@@ -58,7 +56,7 @@ def _now_iso(env: Env) -> str:
 
 
 def _marker(home: str, tool: str, session_id: str, flag: str) -> str:
-    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", f"{tool}.{session_id}")[:180]
+    safe = "".join(c if c.isascii() and (c.isalnum() or c in "_.-") else "_" for c in f"{tool}.{session_id}")[:180]
     return os.path.join(home, MARKERS, f"{safe}.{flag}")
 
 
@@ -125,6 +123,10 @@ class Runner:
         core = self.core()
         try:
             reply = handle(core, event, self.forced)
+            if core.db is not None:
+                from kenning.store.sqlite.hooks_store import HookStore
+
+                fast.after_writes(self.home, self.db_path, HookStore(core.db).lesson_stamp)
         finally:
             if self.close:
                 core.close()
@@ -143,7 +145,7 @@ def run(argv: list[str], stdin: bytes, env: Env, *, close: bool = True) -> tuple
     out = ""
     try:
         try:
-            payload = json.loads(stdin) if stdin.strip() else None
+            payload = jsonfast.loads(stdin) if stdin.strip() else None
         except ValueError:
             payload = None
         event = events.normalise(tool, hook, payload)

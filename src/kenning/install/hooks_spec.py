@@ -18,12 +18,11 @@ from typing import Any
 CLAUDE_TOOLS = "Bash|Read|Edit|MultiEdit|Write|NotebookEdit|mcp__kenning__recall"
 # Gemini CLI matchers are regular expressions over its tool names.
 GEMINI_TOOLS = "^(run_shell_command|read_file|read_many_files|write_file|replace|mcp_kenning_recall)$"
-START_SOURCES = "startup|resume|clear|compact"
 
 # event -> (matcher or None, timeout in seconds)
 SPECS: dict[str, dict[str, tuple[str | None, int]]] = {
     "claude-code": {
-        "SessionStart": (START_SOURCES, 10),
+        "SessionStart": (None, 10),  # every source: startup, resume, clear, compact, fork
         "UserPromptSubmit": (None, 10),
         "PreToolUse": (CLAUDE_TOOLS, 5),
         "Stop": (None, 10),
@@ -32,7 +31,7 @@ SPECS: dict[str, dict[str, tuple[str | None, int]]] = {
     "codex": {
         # Codex's tool names differ by version (Bash, shell, apply_patch, MCP tools): no matcher,
         # the hook's fast path drops a call it has nothing for in a few milliseconds.
-        "SessionStart": (START_SOURCES, 10),
+        "SessionStart": (None, 10),
         "UserPromptSubmit": (None, 10),
         "PreToolUse": (None, 5),
         "Stop": (None, 10),

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 # Read in bounded blocks so a 300 MB transcript never sits in memory at once.
 BLOCK = 8 * 1024 * 1024
@@ -33,7 +34,8 @@ def iter_records(path: Path, offset: int, *, limit: int = BLOCK) -> tuple[list[t
         return [], offset, 0
     records: list[tuple[int, dict[str, Any]]] = []
     bad = 0
-    loads = json.loads
+    # orjson parses ~3x faster than json, and JSON parsing is a fifth of capture time.
+    loads = orjson.loads
     pos = 0
     for line in data[: end + 1].split(b"\n"):
         line_at = offset + pos
@@ -42,7 +44,7 @@ def iter_records(path: Path, offset: int, *, limit: int = BLOCK) -> tuple[list[t
             continue
         try:
             rec = loads(line)
-        except ValueError:  # includes UnicodeDecodeError
+        except ValueError:  # orjson.JSONDecodeError, also raised for invalid UTF-8
             bad += 1
             continue
         if isinstance(rec, dict):

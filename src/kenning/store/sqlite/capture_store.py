@@ -162,7 +162,7 @@ class CaptureStore:
 
     # -- reading ----------------------------------------------------------------------------
     def search(self, match: str, filters: SearchFilters, limit: int,
-               weights: tuple[float, float] = (1.0, 0.35)) -> list[dict[str, Any]]:
+               weights: tuple[float, float] = (1.0, 0.5)) -> list[dict[str, Any]]:
         where = ["capture_fts MATCH ?"]
         params: list[object] = [match]
         for column, value in (("s.workspace", filters.workspace), ("c.project", filters.project),
