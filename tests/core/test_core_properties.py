@@ -234,6 +234,41 @@ def test_shelf_life_resting_and_as_of_over_moving_time(plan: list[tuple[str, obj
             assert core.get(refs["state"]).status is Status.ACTIVE  # a lapsed state is not retired
 
 
+# -- pruning the index query loses nothing ----------------------------------------------------
+PRUNE_VOCAB = ["cache", "invoice", "ledger", "deploy", "schema", "retry", "webhook", "tokens", "queue", "parser",
+               "billing", "staging"]  # fmt: skip
+
+
+@QUICK
+@given(
+    sentences=st.lists(st.lists(st.sampled_from(PRUNE_VOCAB), min_size=1, max_size=5, unique=True), min_size=1,
+                       max_size=20),
+    query=st.lists(st.sampled_from(PRUNE_VOCAB), min_size=2, max_size=6, unique=True),
+)  # fmt: skip
+def test_recall_asking_the_index_for_rare_terms_only_loses_no_result(
+    sentences: list[list[str]], query: list[str]
+) -> None:
+    """Recall asks the index only for the terms a memory needs one of to clear the coverage
+    bar. The memories it returns, and their coverage, are those of asking for every term."""
+    from kenning.core import recall as recall_mod
+
+    with fresh_core() as (core, clock, place):
+        for n, words in enumerate(sentences):
+            core.store.insert(Memory(
+                ref=f"m:{n:08x}", workspace=place.workspace, scope=place.project, text=" ".join(words),
+                kind=Kind.FACT, confidence=0.7, origin=Origin.PERSON, created_at=clock.now(), confirmed_at=clock.now(),
+            ))  # fmt: skip
+        text = " ".join(query)
+        pruned = {h.memory.ref: (h.coverage, h.weak) for h in core.recall(place, text, count=25).hits}
+        real = recall_mod._needed_terms
+        recall_mod._needed_terms = lambda terms, weights, df: terms  # type: ignore[assignment]
+        try:
+            everything = {h.memory.ref: (h.coverage, h.weak) for h in core.recall(place, text, count=25).hits}
+        finally:
+            recall_mod._needed_terms = real  # type: ignore[assignment]
+        assert pruned == everything
+
+
 # -- a state machine of random writes and curation ---------------------------------------------
 COMMON = ["deploy", "billing", "cache", "schema", "invoice", "pipeline"]
 SUBJECTS = ["deploy.staging.state", "ui.theme", "ci.runner"]

@@ -9,7 +9,6 @@ versions; when one is missing its tests skip and say what to run.
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import os
 import shutil

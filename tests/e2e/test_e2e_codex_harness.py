@@ -10,8 +10,9 @@ import json
 from pathlib import Path
 
 import pytest
-from e2e_support import Codex, Json, Workspace, codex_trust_toml
+from e2e_support import Json, Workspace
 from model_server import Step
+from other_agents import Codex, codex_trust_toml
 from responses_server import ResponsesServer
 
 pytestmark = pytest.mark.e2e

@@ -11,9 +11,10 @@ import json
 from pathlib import Path
 
 import pytest
-from e2e_support import Codex, Json, Workspace, require_kenning
+from e2e_support import Json, Workspace, require_kenning
 from kenning_agent import IN_GROUP, SECRET_PASSWORD, SETTINGS_ENV, db_bytes, install_kenning, remember
 from model_server import Step, Until
+from other_agents import Codex
 from responses_server import ResponsesServer
 
 pytestmark = pytest.mark.e2e

@@ -10,9 +10,10 @@ import json
 from pathlib import Path
 
 import pytest
-from e2e_support import Gemini, Workspace, gemini_request_text
+from e2e_support import Workspace
 from gemini_server import GeminiServer
 from model_server import Step
+from other_agents import Gemini, gemini_request_text
 
 pytestmark = pytest.mark.e2e
 

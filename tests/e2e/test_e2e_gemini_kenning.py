@@ -10,10 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from e2e_support import Gemini, Workspace, gemini_request_text, require_kenning
+from e2e_support import Workspace, require_kenning
 from gemini_server import GeminiServer
 from kenning_agent import IN_GROUP, SECRET_PASSWORD, SETTINGS_ENV, db_bytes, install_kenning, remember
 from model_server import Step
+from other_agents import Gemini, gemini_request_text
 
 pytestmark = pytest.mark.e2e
 

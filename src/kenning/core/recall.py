@@ -95,7 +95,8 @@ def _score_phrasing(
     weights = {t: _idf(total, df.get(t, 0)) for t in query_terms}
     weight_sum = sum(weights.values()) or 1.0
     wanted = set(query_terms)
-    hits = store.search(flt, _needed_terms(query_terms, weights, df), limit=window)
+    needed = _needed_terms(query_terms, weights, df)
+    hits = store.search(flt, needed, limit=window)
     out: dict[str, tuple[Hit, float, float]] = {}
     reference = as_of or now
     for hit in hits:
@@ -105,7 +106,8 @@ def _score_phrasing(
                 continue
         elif not in_recall_pool(memory, now):
             continue
-        held = hit.terms if len(query_terms) == 1 else _held_terms(memory) & wanted
+        # The store reports the terms it was asked about; the common rest is looked up here.
+        held = hit.terms if len(needed) == len(query_terms) else _held_terms(memory) & wanted
         coverage = sum(weights[t] for t in held) / weight_sum
         if len(query_terms) > 1 and coverage < COVERAGE_BAR:
             continue

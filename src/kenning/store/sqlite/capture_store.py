@@ -110,20 +110,36 @@ class CaptureStore:
                     " last_at = max(capture_sessions.last_at, excluded.last_at)",
                     (s.id, s.workspace, s.tool, s.project, s.project_name, s.cwd, s.branch, s.at, s.at),
                 )
+            # Which turns are new: one query per session instead of one insert attempt per turn,
+            # then every new turn in one executemany with ids given here (the write lock is held).
+            seen: set[tuple[str, str]] = set()
+            by_session: dict[str, list[str]] = {}
+            for t in turns:
+                by_session.setdefault(t.session, []).append(t.uid)
+            for sid, uids in by_session.items():
+                for i in range(0, len(uids), 500):
+                    part = uids[i:i + 500]
+                    rows = conn.execute(
+                        f"SELECT uid FROM capture_turns WHERE session = ? AND uid IN ({','.join('?' * len(part))})",
+                        (sid, *part)).fetchall()
+                    seen.update((sid, r[0]) for r in rows)
+            next_id = int(conn.execute("SELECT coalesce(max(id), 0) FROM capture_turns").fetchone()[0]) + 1
+            turn_rows: list[tuple[object, ...]] = []
             chunk_rows: list[tuple[object, ...]] = []
             for t in turns:
-                cur = conn.execute(
-                    "INSERT OR IGNORE INTO capture_turns (session, uid, source, role, text, at, tool_calls, files, subagent)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (t.session, t.uid, entry.key, t.role, t.text, t.at, json.dumps(t.tool_calls), json.dumps(t.files),
-                     t.subagent),
-                )
-                if cur.rowcount != 1:
+                if (t.session, t.uid) in seen:
                     continue
-                added += 1
-                turn_id = cur.lastrowid
+                seen.add((t.session, t.uid))
+                turn_id = next_id
+                next_id += 1
+                turn_rows.append((turn_id, t.session, t.uid, entry.key, t.role, t.text, t.at, json.dumps(t.tool_calls),
+                                  json.dumps(t.files), t.subagent))
                 chunk_rows += [(t.session, turn_id, c.part, c.role, c.body, c.context, t.at, t.project, t.tool, c.type,
                                 c.importance, c.confidence, c.rules_version) for c in t.chunks]
+            conn.executemany(
+                "INSERT INTO capture_turns (id, session, uid, source, role, text, at, tool_calls, files, subagent)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", turn_rows)
+            added = len(turn_rows)
             conn.executemany(
                 "INSERT INTO capture_chunks (session, turn, part, role, body, context, at, project, tool, type,"
                 " importance, confidence, rules_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", chunk_rows)
