@@ -53,9 +53,6 @@ CHILD_ENV = {
 # Reads outside an entry point, reported to the lead to be passed down from the entry point
 # instead. This list only shrinks: the test fails when one no longer reads the environment.
 KNOWN_OUTSIDE = {
-    "kenning.cli.install": {"*"},  # PATH, to find agent binaries
-    "kenning.cli.capture": {"_env"},  # agent tools' config folders (CLAUDE_CONFIG_DIR, CODEX_HOME, ...)
-    "kenning.capture.sync": {"run_capture_job"},  # the same keys, when no env is passed in
 }
 
 

@@ -11,8 +11,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-import platformdirs
-
 ENV_HOME = "KENNING_HOME"
 DB_FILENAME = "kenning.db"
 DEFAULT_WORKSPACE = "local"
@@ -28,6 +26,8 @@ def data_dir(env: Mapping[str, str] | None = None) -> Path:
     override = env.get(ENV_HOME, "").strip()
     if override:
         return Path(override).expanduser()
+    import platformdirs  # here, not at the top: hooks build Settings on every run and never need it
+
     return Path(platformdirs.user_data_dir("kenning", appauthor=False))
 
 

@@ -10,8 +10,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from capture_fixtures import CLAUDE_SESSION, build_home
 
-from conftest import CLAUDE_SESSION, build_home
 from kenning.capture.search import context, evidence, search, show
 from kenning.capture.sync import sync_all
 from kenning.clock import FixedClock

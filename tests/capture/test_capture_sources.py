@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import CLAUDE_SESSION, SECRETS, copy_real_fixture
+from capture_fixtures import CLAUDE_SESSION, SECRETS, copy_real_fixture
+
 from kenning.capture.events import Event
 from kenning.capture.sources import claude_code, codex, gemini, opencode
 from kenning.capture.sync import discover

@@ -9,8 +9,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from capture_fixtures import CLAUDE_SESSION, SECRETS, copy_real_fixture
 
-from conftest import CLAUDE_SESSION, SECRETS, copy_real_fixture
 from kenning.capture.classify import RULES_VERSION
 from kenning.capture.sync import sync_all
 from kenning.clock import FixedClock
@@ -186,3 +186,20 @@ def test_a_50_mb_session(db: Database, settings: Settings, tmp_path: Path) -> No
     assert summary.turns_added == count
     assert summary.bytes_read == os.path.getsize(path)
     assert CaptureStore(db).counts()["turns"] == count
+
+
+def test_run_job_uses_samples_only_when_the_machine_has_none(db: Database, settings: Settings, tmp_path: Path,
+                                                              home: Path) -> None:
+    from kenning.capture.sync import run_capture_job
+
+    said: list[str] = []
+    empty = tmp_path / "empty-home"
+    empty.mkdir()
+    demo = run_capture_job(db, settings, FixedClock(), home=empty, env={}, say=said.append)
+    assert demo.turns_added >= 8 and "demo store" in said[0]
+    assert CaptureStore(db).counts()["turns"] == 0  # the real store is untouched
+    assert (settings.home / "demo-capture" / "kenning.db").exists()
+    said.clear()
+    real = run_capture_job(db, settings, FixedClock(), home=home, env={}, say=said.append)
+    assert real.turns_added > 20 and CaptureStore(db).counts()["turns"] == real.turns_added
+    assert "demo" not in said[0]

@@ -100,6 +100,7 @@ def test_slot_superseding_keeps_exactly_the_newest_active(
     with fresh_core() as (core, clock, place):
         stored: list[SlotWrite] = []
         current: dict[str, tuple[str, str]] = {}  # slot -> (ref, text)
+        confirmed: dict[str, datetime] = {}  # slot -> when its current belief was last stated
         for n, (slot, origin, words, gap, restate) in enumerate(writes):
             kind, keyword = SLOTS[slot]
             text = (
@@ -118,6 +119,7 @@ def test_slot_superseding_keeps_exactly_the_newest_active(
                 assert result.superseded == ([current[slot][0]] if slot in current else [])
                 stored.append(SlotWrite(result.memory.ref, slot, clock.now()))
                 current[slot] = (result.memory.ref, text)
+            confirmed[slot] = clock.now()
             clock.advance(days=gap)
 
         for slot in SLOTS:
@@ -133,8 +135,14 @@ def test_slot_superseding_keeps_exactly_the_newest_active(
                 assert [m.ref for m in h.replaced] == [w.ref for w in reversed(chain[:-1])]
                 assert [m.ref for m in core.history(chain[0].ref).replaced_by] == [w.ref for w in chain[1:]]
 
-            # as_of any day answers with what was believed at the end of that day.
+            # Without as_of, only the newest belief comes out (a state only within its shelf life).
             keyword = SLOTS[slot][1]
+            fresh = SLOTS[slot][0] is not Kind.STATE or (
+                chain and clock.now() - confirmed[slot] <= timedelta(days=14)
+            )
+            assert set(recalled(core, place, keyword)) == ({chain[-1].ref} if chain and fresh else set())
+
+            # as_of any day answers with what was believed at the end of that day.
             days = sorted({w.at.date() for w in chain} | {clock.now().date()})
             for day in days:
                 end = eod(datetime(day.year, day.month, day.day, tzinfo=UTC))

@@ -66,3 +66,20 @@ def test_resume_gives_the_brief_again(repo: Path) -> None:
     assert again.answer is not None
     assert again.answer["hookSpecificOutput"]["hookEventName"] == "SessionStart"
     assert "Project shop" in again.context
+
+
+def test_wake_up_bundle_follows_the_brief_when_set(repo: Path, kenning_home: Path) -> None:
+    from kenning.clock import FixedClock
+    from kenning.config import Settings
+    from kenning.core.service import Core
+
+    kenning_home.mkdir(parents=True, exist_ok=True)
+    (kenning_home / "identity.txt").write_text("I am the shop's backend maintainer.\n")
+    plain = run_hook("claude-code", "SessionStart", claude(repo, "SessionStart", "wk-1")).context
+    core = Core.open(Settings(home=kenning_home), FixedClock())
+    try:
+        core.store.set_meta("hooks.start.claude-code", "wakeup")
+    finally:
+        core.close()
+    woken = run_hook("claude-code", "SessionStart", claude(repo, "SessionStart", "wk-2")).context
+    assert woken.startswith("kenning · Project shop") and len(woken) > len(plain)

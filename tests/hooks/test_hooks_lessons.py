@@ -4,6 +4,7 @@ session; before the call in Claude Code and Codex, after it in Gemini CLI."""
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -11,11 +12,15 @@ from pathlib import Path
 
 import pytest
 from hookrun_helper import claude, codex, gemini, run_hook
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kenning.clock import FixedClock
 from kenning.config import Settings
+from kenning.core.lessons import literal_prefix
 from kenning.core.remember import RememberRequest
 from kenning.core.service import Core
+from kenning.hooks.fast import regex_hint
 from kenning.model import Kind, Origin, Trigger, TriggerTool
 
 SESSION = "1e550000-0000-4000-8000-000000000001"
@@ -87,6 +92,8 @@ def test_at_most_two_per_call_then_the_rest(shop: Core, repo: Path) -> None:
 
 
 def test_edit_glob_and_file_citations(shop: Core, repo: Path) -> None:
+    (repo / "tests").mkdir()
+    (repo / "tests" / "test_login.py").write_text("import datetime\n\ndef test_login_expiry():\n    assert True\n")
     glob_ref = lesson(shop, repo, "Tests must pin TZ to UTC when they compare times.", Trigger(TriggerTool.EDIT, "tests/**"))
     cited = lesson(shop, repo, "We pin TZ in the tests rather than change the CI image because the image is shared.",
                    kind=Kind.DECISION, source_ref="tests/test_login.py:3")  # fmt: skip
@@ -149,3 +156,20 @@ def test_gemini_lessons_come_after_the_call(shop: Core, repo: Path) -> None:
     answer = json.loads(after.stdout)  # stdout is JSON only
     assert answer["hookSpecificOutput"]["hookEventName"] == "AfterTool"
     assert ref in answer["hookSpecificOutput"]["additionalContext"]
+
+
+PIECES = ["a", "b", "ab", "^", "$", "|", "(", ")", "(a|b)", "[ab|]", "*", "+", "?", "{2}", r"\|", r"\s", ".", " ", "-"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(pattern=st.lists(st.sampled_from(PIECES), min_size=1, max_size=6).map("".join),
+       text=st.text(alphabet="ab |-s", max_size=12))  # fmt: skip
+def test_prefilter_literals_never_hide_a_match(pattern: str, text: str) -> None:
+    try:
+        compiled = re.compile(pattern)
+    except re.error:
+        return
+    if compiled.search(text):
+        assert literal_prefix(pattern) in text
+        hint, ci = regex_hint(pattern)
+        assert (hint in text.lower()) if ci else (hint in text)

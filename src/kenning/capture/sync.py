@@ -10,7 +10,6 @@ loses nothing and duplicates nothing (turns are also unique per session and uid)
 from __future__ import annotations
 
 import hashlib
-import os
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
@@ -51,6 +50,7 @@ class SyncSummary:
     secrets_redacted: int = 0
     capture_off_turns: int = 0
     reclassified: int = 0
+    facts_added: int = 0
     memory_files: dict[str, int] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
     seconds: float = 0.0
@@ -252,6 +252,10 @@ def sync_all(db: Database, settings: Settings, home: Path, clock: Clock, progres
             summary.memory_files = run_import(db, settings, home, clock, env=env)
         except Exception as exc:  # the import must never cost the transcripts their sync
             summary.errors.append(f"memory files: {exc}")
+    # Facts the new sessions name (tools, projects, people, decisions) join the graph.
+    from kenning.graph.extract import extract_pending
+
+    summary.facts_added = extract_pending(db, settings.workspace, clock)
     summary.sessions = store.counts().get("sessions", 0)
     summary.seconds = round(time.perf_counter() - started, 3)
     return summary
@@ -276,13 +280,11 @@ def sample_env() -> dict[str, str]:
             "GEMINI_CLI_HOME": str(SAMPLES / "none"), "XDG_DATA_HOME": str(SAMPLES / "none")}
 
 
-def run_capture_job(db: Database, settings: Settings, clock: Clock, home: Path | None = None,
-                    env: Mapping[str, str] | None = None, say: Callable[[str], None] = print) -> SyncSummary:
+def run_capture_job(db: Database, settings: Settings, clock: Clock, home: Path, env: Mapping[str, str],
+                    say: Callable[[str], None] = print) -> SyncSummary:
     """What ``make run`` does: capture this machine's transcripts, or, when it has none, the
     bundled sample sessions into a separate demo store (and say so). Called by an entry point."""
-    home = home if home is not None else Path.home()
-    if env is None:
-        env = {k: os.environ[k] for k in ENV_KEYS if k in os.environ}
+    env = {k: env[k] for k in ENV_KEYS if k in env}
     if discover(home, env):
         summary = sync_all(db, settings, home, clock, env=env)
         say(f"captured {summary.turns_added} new turns from {summary.files} transcript files "
@@ -299,5 +301,5 @@ def run_capture_job(db: Database, settings: Settings, clock: Clock, home: Path |
         demo_db.close()
     say(f"no agent transcripts on this machine yet; captured {summary.turns_added} turns of the bundled "
         f"sample sessions into a separate demo store: {demo.db_path}")
-    say(f"  try: kenning --home {demo.home} search timezone")
+    say(f"  try: kenning --home {demo.home} search login CI")
     return summary

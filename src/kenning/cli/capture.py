@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,10 +15,10 @@ from kenning.clock import SystemClock
 from kenning.errors import Invalid
 
 
-def _env() -> dict[str, str]:
+def _env(ctx: CliContext) -> dict[str, str]:
     from kenning.capture.sync import ENV_KEYS
 
-    return {k: os.environ[k] for k in ENV_KEYS if k in os.environ}
+    return {k: ctx.env[k] for k in ENV_KEYS if k in ctx.env}
 
 
 @contextmanager
@@ -82,7 +81,7 @@ def sync_cmd(ctx: CliContext, from_home: Path | None, as_json: bool, quiet: bool
     from kenning.capture.sync import sync_all
 
     with _progress(not (as_json or quiet)) as progress:
-        summary = sync_all(ctx.db, ctx.settings, _home(from_home), SystemClock(), progress, env=_env())
+        summary = sync_all(ctx.db, ctx.settings, _home(from_home), SystemClock(), progress, env=_env(ctx))
     if as_json:
         emit_json(summary.to_dict())
     else:
@@ -99,7 +98,7 @@ def watch_cmd(ctx: CliContext, from_home: Path | None, interval: float, rounds: 
     """Keep capturing as transcripts grow. Ctrl-C stops."""
     from kenning.capture.sync import sync_all, watch_roots
 
-    home, env = _home(from_home), _env()
+    home, env = _home(from_home), _env(ctx)
     done = 0
     try:
         while True:

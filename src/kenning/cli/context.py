@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +21,8 @@ if TYPE_CHECKING:
 @dataclass
 class CliContext:
     settings: Settings
+    # The process environment, read once by the entry point (cli.main) and passed down.
+    env: Mapping[str, str] = field(default_factory=dict)
     _db: Database | None = field(default=None, repr=False)
 
     @property

@@ -56,7 +56,7 @@ def install_cmd(ctx: CliContext, tools: tuple[str, ...], user_home: Path | None,
     Example: kenning install claude codex
     """
     home = _home(user_home)
-    agents = chosen(tools, home, os.environ.get("PATH"))
+    agents = chosen(tools, home, ctx.env.get("PATH"))
     if not agents:
         click.echo("no agent tool found under " + str(home) + "; name one, e.g.: kenning install claude")
         return
@@ -98,7 +98,7 @@ def doctor_cmd(ctx: CliContext, user_home: Path | None, as_json: bool) -> None:
     """One line per agent tool: registered or not, and whether its kenning command runs."""
     home = _home(user_home)
     ledger = Ledger(ctx.settings.home)
-    checks = [check(a, home, ledger, os.environ.get("PATH")) for a in AGENTS]
+    checks = [check(a, home, ledger, ctx.env.get("PATH")) for a in AGENTS]
     if as_json:
         emit_json([c.__dict__ for c in checks])
         return

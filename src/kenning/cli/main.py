@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 from pathlib import Path
 
 import click
@@ -56,7 +57,7 @@ def cli(ctx: click.Context, home: Path | None) -> None:
     model, no network.
     """
     settings = load_settings(home=home)
-    ctx.obj = CliContext(settings)
+    ctx.obj = CliContext(settings, env=dict(os.environ))
     ctx.call_on_close(ctx.obj.close)
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from kenning.capture.sync import run_capture_job
 from kenning.cli.common import core_of, json_option
 from kenning.cli.context import CliContext, emit_json, pass_ctx
 from kenning.config import Settings
@@ -68,12 +69,7 @@ def run_cmd(ctx: CliContext) -> None:
     """The main job: open the store, capture this machine's agent transcripts, show status."""
     core = core_of(ctx)
     click.echo(f"kenning data folder: {ctx.settings.home}")
-    try:
-        from kenning.capture.sync import run_capture_job
-    except ImportError:
-        run_capture_job = None  # type: ignore[assignment]
-    if run_capture_job is not None:
-        run_capture_job(ctx.db, ctx.settings, core.clock)
+    run_capture_job(ctx.db, ctx.settings, core.clock, Path.home(), ctx.env, say=click.echo)
     _print_status(status(core))
     click.echo("")
     click.echo("A round trip in a throwaway store:")

@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import re
 import shutil
 from typing import TYPE_CHECKING
 
+from kenning import gitinfo
 from kenning.core import rules, work
-from kenning.core.lifecycle import in_recall_pool
-from kenning.core.parked import branch_of_slot
-from kenning.model import Kind
-from kenning.store.protocol import MemoryFilter
 
 if TYPE_CHECKING:
     from kenning.core.scopes import Place
@@ -35,16 +31,20 @@ def scope_line(place: Place) -> str:
 
 
 def parked_branches(core: Core, place: Place) -> list[str]:
-    """Other branches holding uncommitted work, from kenning's parked ``state`` memories."""
-    repo = place.name or place.project.rsplit("/", 1)[-1]
+    """Other branches holding uncommitted work, as git says now (one `git worktree list` and
+    one `git status` per worktree: cheaper than reading kenning's parked ``state`` memories
+    back, and never stale)."""
+    if place.root is None:
+        return []
+    try:
+        states = gitinfo.dirty_worktrees(place.root)
+    except (gitinfo.GitError, OSError):
+        return []
     found = []
-    now = core.now()
-    for m in core.store.find(MemoryFilter(core.workspace, [place.project], kinds=(Kind.STATE,))):
-        branch = branch_of_slot(repo, m.subject)
-        if branch is None or branch == place.branch or not in_recall_pool(m, now):
+    for state in states:
+        if state.branch in (place.branch, gitinfo.DETACHED):
             continue
-        count = re.search(r"in (\d+) files?", m.text)
-        found.append(f"{branch} ({count.group(1)} files)" if count else branch)
+        found.append(f"{state.branch} ({len(state.changes)} files)")
     return sorted(found)
 
 

@@ -64,12 +64,56 @@ def names_file(citation: str, rel: str) -> bool:
     return rel == cited or rel.endswith("/" + cited) or cited.endswith("/" + rel)
 
 
+_META = set(".^$*+?{}[]\\|()")
+
+
+def _top_level_alternation(pattern: str) -> bool:
+    depth, i, in_class = 0, 0, False
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "|" and depth <= 0:
+            return True
+        i += 1
+    return False
+
+
+def literal_prefix(pattern: str) -> str:
+    """A literal every match must contain, read off the pattern's start without compiling it
+    (200 compiles cost more than this hook's budget). "" when unsure: alternation anywhere,
+    a flag group, or a quantifier on the last literal character."""
+    if _top_level_alternation(pattern):
+        return ""
+    body = pattern[1:] if pattern.startswith("^") else pattern
+    out: list[str] = []
+    for ch in body:
+        if ch in _META:
+            if ch in "*?{" and out:
+                out.pop()
+            break
+        out.append(ch)
+    return "".join(out)
+
+
 def trigger_fires(memory: Memory, call: ToolCall, rels: list[str]) -> bool:
     trig = memory.trigger
     if trig is None:
         return False
     if trig.tool is TriggerTool.SHELL:
         if call.kind != "shell" or not call.command:
+            return False
+        prefix = literal_prefix(trig.pattern)
+        if len(prefix) >= 2 and prefix not in call.command:
             return False
         try:
             return re.search(trig.pattern, call.command) is not None

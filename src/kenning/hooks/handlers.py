@@ -4,18 +4,14 @@ a turn back, and never raise on a strange folder."""
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from kenning.context import brief, notes
-from kenning.core import lessons as lessons_mod
-from kenning.core import parked, work
+from kenning.core import work
 from kenning.core.lifecycle import RESTING_AFTER
-from kenning.core.render import memory_line
-from kenning.gitinfo import GitError
 from kenning.hooks.events import HookEvent
 from kenning.store.sqlite.hooks_store import HookStore, SessionRow
 
@@ -56,24 +52,21 @@ def _hooks(core: Core) -> HookStore:
 
 def wake_up(core: Core, place: Place, session: SessionRow) -> str:
     """Hook point for tools set to start with the wake-up bundle (meta ``hooks.start.<tool>`` =
-    ``wakeup``); the graph subsystem provides ``kenning.graph.wakeup.bundle``."""
-    if core.store.get_meta(f"hooks.start.{session.tool}") != "wakeup":
+    ``wakeup``): the bundle of :mod:`kenning.context.wakeup` follows the brief."""
+    if core.db is None or core.store.get_meta(f"hooks.start.{session.tool}") != "wakeup":
         return ""
     try:
-        module = importlib.import_module("kenning.graph.wakeup")
+        module = importlib.import_module("kenning.context.wakeup")
     except ModuleNotFoundError:
         return ""
-    return str(module.bundle(core, place, session) or "")
+    return str(module.bundle(core, core.db, place) or "")
 
 
 def on_start(core: Core, event: HookEvent, holdout: bool | None) -> Reply:
     place = _place(core, event)
-    if place.root is not None and work.is_trunk(place.branch):
-        # The brief lists other branches' uncommitted work only on the main branch. Only the
-        # parked-work reading runs here: at_start's citation sweep costs ~0.15 s per thousand
-        # citations, past this hook's budget; the MCP server's start runs it.
-        with contextlib.suppress(GitError, OSError):
-            parked.refresh(core, place.root)
+    # Not parked.at_start: its citation sweep and state scans cost ~0.2 s per thousand
+    # memories, past this hook's budget; the MCP server's start runs it. The brief reads
+    # other branches' uncommitted work from git directly.
     session = _session(core, place, event, holdout)
     _hooks(core).update_session(session.session, last_seen=core.now(), branch=place.branch, ended_at=None)
     task = work.task_of(core, session)
@@ -136,6 +129,9 @@ def on_tool(core: Core, event: HookEvent, holdout: bool | None) -> Reply:
         hooks.update_session(session.session, changed_files=True)
     if not event.lessons_here or session.holdout:
         return Reply()
+    from kenning.core import lessons as lessons_mod  # only a call that could match gets here
+    from kenning.core.render import memory_line
+
     call = lessons_mod.ToolCall(event.call_kind, event.command, event.paths)
     given = lessons_mod.for_call(core, place, call, session.session, event.cwd)
     if not given:

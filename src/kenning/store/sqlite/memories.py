@@ -300,19 +300,21 @@ class SqliteMemoryStore:
             [match, window],
         )
         score = {r[0]: float(r[1]) for r in ranked}
-        rows: list[sqlite3.Row] = []
+        kept: list[int] = []
         chunk = max(limit * 4, 100)
         for start in range(0, len(ranked), chunk):
             ids = [r[0] for r in ranked[start : start + chunk]]
-            rows += self.db.query(
-                f"SELECT {columns}, NULL AS score FROM memories m JOIN memory_terms t ON t.id = m.id"
-                f" WHERE m.id IN ({_in(ids)}) AND {where}",
-                [*ids, *params],
-            )
-            if len(rows) >= limit:
+            # Only ids here: the scope index covers the filter, so no memory row is read yet.
+            kept += [r[0] for r in self.db.query(f"SELECT m.id FROM memories m WHERE m.id IN ({_in(ids)}) AND {where}",
+                                                 [*ids, *params])]  # fmt: skip
+            if len(kept) >= limit:
                 break
+        kept = sorted(kept, key=lambda i: (score[i], i))[:limit]
+        rows = self.db.query(
+            f"SELECT {columns} FROM memories m JOIN memory_terms t ON t.id = m.id WHERE m.id IN ({_in(kept)})",
+            kept,
+        )
         rows.sort(key=lambda r: (score[r["id"]], r["id"]))
-        rows = rows[:limit]
         if len(rows) < limit and len(ranked) == window:
             rows = self.db.query(
                 f"SELECT {columns}, bm25(memories_fts, {weights}) AS score FROM memories_fts"
