@@ -118,8 +118,9 @@ def main() -> None:
             return json.dumps({**base, "session_id": session, "hook_event_name": event, **fields}).encode()
 
         hook = [str(HOOK), "claude-code"]
+        stdlib = "python -c 'import <stdlib the store uses>'"
         cases: dict[str, list[float]] = {k: [] for k in (
-            "python -c pass", "PreToolUse, Bash, no lesson matches", "PreToolUse, Read, no lesson matches",
+            "python -c pass", stdlib, "PreToolUse, Bash, no lesson matches", "PreToolUse, Read, no lesson matches",
             "PreToolUse, Bash, a lesson matches", "SessionStart (brief)", "UserPromptSubmit (first prompt)",
             "UserPromptSubmit (later prompt)", "Stop")}  # fmt: skip
         # Warm-up: the compiled trigger file, .pyc files, the session row.
@@ -130,6 +131,8 @@ def main() -> None:
         for i in range(runs):
             s = f"bench-{i}"
             case("python -c pass", [sys.executable, "-c", "pass"], b"")
+            # The floor of any hook that opens the store: the standard library it stands on.
+            case(stdlib, [sys.executable, "-c", "import dataclasses, typing, datetime, sqlite3, pathlib, subprocess, enum"], b"")
             case("SessionStart (brief)", [*hook, "SessionStart"], payload("SessionStart", s, source="startup"))
             case("UserPromptSubmit (first prompt)", [*hook, "UserPromptSubmit"],
                  payload("UserPromptSubmit", s, prompt="Fix the login test that fails on CI but not locally."))

@@ -30,11 +30,12 @@ class HookEvent:
     import, and this module is on every tool call's path."""
 
     __slots__ = ("tool", "name", "kind", "session_id", "cwd", "prompt", "source", "tool_name", "call_kind",
-                 "command", "paths", "stop_hook_active", "last_message")  # fmt: skip
+                 "command", "paths", "stop_hook_active", "last_message", "transcript_path")  # fmt: skip
 
     def __init__(self, *, tool: str, name: str, kind: str, session_id: str, cwd: str, prompt: str = "",
                  source: str = "", tool_name: str = "", call_kind: str = "", command: str = "",
-                 paths: tuple[str, ...] = (), stop_hook_active: bool = False, last_message: str = "") -> None:  # fmt: skip
+                 paths: tuple[str, ...] = (), stop_hook_active: bool = False, last_message: str = "",
+                 transcript_path: str = "") -> None:  # fmt: skip
         self.tool = tool  # claude-code | codex | gemini
         self.name = name  # the tool's own event name, echoed back in hookEventName
         self.kind = kind  # start | prompt | pre_tool | post_tool | stop | end | other
@@ -48,6 +49,7 @@ class HookEvent:
         self.paths = paths
         self.stop_hook_active = stop_hook_active
         self.last_message = last_message
+        self.transcript_path = transcript_path
 
     @property
     def lessons_here(self) -> bool:
@@ -127,4 +129,5 @@ def normalise(tool: str, argv_event: str, payload: object) -> HookEvent | None:
         command=_command(tool_input) if ck == "shell" else "",
         paths=_paths(tool_name, tool_input) if ck in ("read", "edit") else (),
         stop_hook_active=payload.get("stop_hook_active") is True, last_message=last[:2000],
+        transcript_path=_s(payload.get("transcript_path")) if kind == "end" else "",
     )  # fmt: skip

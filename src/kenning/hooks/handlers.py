@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 from datetime import timedelta
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kenning.context import brief, notes
@@ -153,12 +154,30 @@ def on_stop(core: Core, event: HookEvent, holdout: bool | None) -> Reply:
     return Reply(send_back=STOP_ASK)
 
 
+# Claude Code gives every SessionEnd hook 1.5 s together; a larger transcript waits for
+# `kenning escalate` (or the next session end) rather than being cut off mid-way.
+ESCALATE_INLINE_BYTES = 4_000_000
+
+
 def on_end(core: Core, event: HookEvent, holdout: bool | None) -> Reply:
     hooks = _hooks(core)
     key = work.session_key(event.tool, event.session_id)
     if hooks.session(key) is not None:
         hooks.update_session(key, ended_at=core.now(), last_seen=core.now())
+    escalate_session(core, event)
     return Reply()
+
+
+def escalate_session(core: Core, event: HookEvent) -> None:
+    """The session's decisions, the user's corrections and its outcome become graph facts."""
+    if core.db is None or core.settings is None or not event.session_id:
+        return
+    path = Path(event.transcript_path) if event.transcript_path else None
+    if path is not None and path.is_file() and path.stat().st_size > ESCALATE_INLINE_BYTES:
+        return
+    from kenning.graph.escalate import at_session_end
+
+    at_session_end(core.db, core.settings, core.clock, event.tool, event.session_id, event.transcript_path, event.cwd)
 
 
 HANDLERS = {"start": on_start, "prompt": on_prompt, "pre_tool": on_tool, "post_tool": on_tool,
