@@ -61,6 +61,8 @@ async def test_tools_are_listed_with_annotations_and_instructions(client: Client
 
 
 async def test_remember_then_recall_get_and_list(client: Client, core: Core, project: Path) -> None:
+    (project / "tests").mkdir()
+    (project / "tests" / "conftest.py").write_text("import os\n\nos.environ['TZ'] = 'UTC'\n")
     stored = await call(client, "remember", {
         "text": "We pin TZ=UTC in conftest.py because the login tests compare local dates",
         "kind": "decision", "source_ref": "tests/conftest.py", "session": "s-1",
@@ -83,7 +85,7 @@ async def test_remember_then_recall_get_and_list(client: Client, core: Core, pro
     got = await call(client, "get_memory", {"refs": [ref, "m:00000000"]})
     assert got["unknown"] == ["m:00000000"]
     detail = got["memories"][0]
-    assert detail["reason"] == "" and detail["status"] == "active" and detail["citation"] == "unchecked"
+    assert detail["reason"] == "" and detail["status"] == "active" and detail["citation"] == "same"
     assert detail["evidence"]["by_tools"] == ["claude-code"]
     assert detail["history"] == {"replaced": [], "replaced_by": []}
 
@@ -293,3 +295,9 @@ async def test_global_memories_reach_every_project(client: Client, core: Core, t
     other = git_project(tmp_path / "billing", remote="git@github.com:acme/billing.git")
     found = await call(client, "recall", {"query": "commit messages imperative", "cwd": str(other)})
     assert [r["ref"] for r in found["results"]] == [out["memory"]["ref"]]
+
+
+async def test_a_citation_of_a_missing_file_is_reported(client: Client) -> None:
+    out = await call(client, "remember", {"text": "Retries are configured in the worker settings", "source_ref": "src/nowhere.py"})
+    assert out["outcome"] == "stored" and "src/nowhere.py" in out["note"]
+    assert (await call(client, "recall", {"query": "worker retries configured"}))["results"] == []

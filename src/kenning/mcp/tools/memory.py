@@ -105,9 +105,14 @@ def _remembered(result: RememberResult, now: datetime, doc: dict[str, Any] | Non
     memory = result.memory
     note = ""
     if memory is not None and withheld(memory):
-        # A near-duplicate of a memory the person keeps from sessions: say nothing about it.
-        memory, doc = None, None
-        note = "nothing new was stored: the claim matches a memory kept from sessions"
+        if result.outcome == "stored" and not (memory.hidden or memory.held):
+            # The caller's own new sentence, whose cited file is not there: say so.
+            note = (f"stored, but its citation {memory.source_ref!r} names nothing in the project, so sessions "
+                    "will not receive it; cite a file that exists (path, path:line or path:symbol)")
+        else:
+            # A near-duplicate of a memory the person keeps from sessions: say nothing about it.
+            memory, doc = None, None
+            note = "nothing new was stored: the claim matches a memory kept from sessions"
     if result.outcome == "held_for_review":
         note = "held in Needs review: it contradicts a firmer memory; a person decides"
     if result.outcome == "index_full":

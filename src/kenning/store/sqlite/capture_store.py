@@ -124,8 +124,10 @@ class CaptureStore:
                         (sid, *part)).fetchall()
                     seen.update((sid, r[0]) for r in rows)
             next_id = int(conn.execute("SELECT coalesce(max(id), 0) FROM capture_turns").fetchone()[0]) + 1
+            chunk_id = int(conn.execute("SELECT coalesce(max(id), 0) FROM capture_chunks").fetchone()[0])
             turn_rows: list[tuple[object, ...]] = []
             chunk_rows: list[tuple[object, ...]] = []
+            fts_rows: list[tuple[int, str, str]] = []
             for t in turns:
                 if (t.session, t.uid) in seen:
                     continue
@@ -134,15 +136,20 @@ class CaptureStore:
                 next_id += 1
                 turn_rows.append((turn_id, t.session, t.uid, entry.key, t.role, t.text, t.at, json.dumps(t.tool_calls),
                                   json.dumps(t.files), t.subagent))
-                chunk_rows += [(t.session, turn_id, c.part, c.role, c.body, c.context, t.at, t.project, t.tool, c.type,
-                                c.importance, c.confidence, c.rules_version) for c in t.chunks]
+                for c in t.chunks:
+                    chunk_id += 1
+                    chunk_rows.append((chunk_id, t.session, turn_id, c.part, c.role, c.body, c.context, t.at, t.project,
+                                       t.tool, c.type, c.importance, c.confidence, c.rules_version))
+                    fts_rows.append((chunk_id, c.body, c.context))
             conn.executemany(
                 "INSERT INTO capture_turns (id, session, uid, source, role, text, at, tool_calls, files, subagent)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", turn_rows)
             added = len(turn_rows)
             conn.executemany(
-                "INSERT INTO capture_chunks (session, turn, part, role, body, context, at, project, tool, type,"
-                " importance, confidence, rules_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", chunk_rows)
+                "INSERT INTO capture_chunks (id, session, turn, part, role, body, context, at, project, tool, type,"
+                " importance, confidence, rules_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", chunk_rows)
+            # Indexed here, in one statement, rather than by a trigger (see capture_schema m002).
+            conn.executemany("INSERT INTO capture_fts (rowid, body, context) VALUES (?, ?, ?)", fts_rows)
             touched = {t.session for t in turns} | {s.id for s in sessions}
             for sid in touched:
                 conn.execute(
