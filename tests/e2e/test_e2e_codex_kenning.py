@@ -73,10 +73,6 @@ def _has_kenning_tools(body: Json) -> bool:
     return any(isinstance(t, dict) and t.get("name") == "mcp__kenning" for t in body.get("tools") or [])
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "Codex starts MCP servers with a filtered environment, so `kenning mcp` does not see KENNING_HOME "
-    "and opens another store than the hooks; `kenning install codex` should add "
-    "env_vars = [\"KENNING_HOME\", \"KENNING_WORKSPACE\"] to [mcp_servers.kenning] (verified to fix it)"))
 def test_codex_calls_recall_through_its_mcp_client(kcodex: Codex) -> None:
     """Codex lists an MCP server's tools as one namespace tool (``mcp__kenning``) once the
     server has started; the model calls ``recall`` inside that namespace."""

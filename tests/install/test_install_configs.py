@@ -78,7 +78,9 @@ def test_entries_land_beside_the_users_own(home: Path, state: Path) -> None:
     config = (home / ".codex" / "config.toml").read_text()
     assert config.startswith("# Alice's Codex config\n") and "# ask before running commands" in config
     doc = tomlkit.parse(config).unwrap()
-    assert doc["mcp_servers"]["kenning"] == {"command": EXE, "args": ["mcp"], "startup_timeout_sec": 20}
+    assert doc["mcp_servers"]["kenning"] == {
+        "command": EXE, "args": ["mcp"], "startup_timeout_sec": 20, "env_vars": ["KENNING_HOME", "KENNING_WORKSPACE"]
+    }
     assert doc["mcp_servers"]["github"]["env"] == {"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_placeholder"}
 
     gemini_text = (home / ".gemini" / "settings.json").read_text()

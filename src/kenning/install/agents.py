@@ -67,7 +67,10 @@ AGENTS: list[Agent] = [
     ),
     Agent(
         "codex", "Codex", ("codex",), ("codex",), (".codex",), ".codex/config.toml", "toml", ("mcp_servers",),
-        lambda exe, env: _with_env({"command": exe, "args": ["mcp"], "startup_timeout_sec": 20}, env),
+        # Codex starts MCP servers with a filtered environment: pass kenning's own variables
+        # through, or `kenning mcp` would open another store than the hooks.
+        lambda exe, env: _with_env({"command": exe, "args": ["mcp"], "startup_timeout_sec": 20,
+                                    "env_vars": ["KENNING_HOME", "KENNING_WORKSPACE"]}, env),
         hooks_file=".codex/hooks.json",
     ),
     Agent(
