@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import anyio
+from mcp import Client
 
 from kenning.clock import FixedClock
 from kenning.config import Settings
@@ -31,7 +32,6 @@ from kenning.core.write_rules import check_shape, infer_kind
 from kenning.errors import KenningError
 from kenning.mcp.server import build_server
 from kenning.model import Kind
-from mcp import Client
 from recall_latency import NOW, make_memories, make_queries  # the same realistic corpus as bench/core
 
 RESULTS = Path(__file__).parent / "results" / "mcp.md"

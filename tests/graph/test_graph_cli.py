@@ -65,10 +65,10 @@ def test_bad_input_exits_1_with_a_fix(repo: Path, kenning_home: Path) -> None:
 
 
 def test_decision_record_diary_value_wake_up(repo: Path, kenning_home: Path) -> None:
-    run(["decision-record", "Use Postgres for the job queue", "--area", "queue", "--why", "we run it"],
+    run(["decision", "record", "Use Postgres for the job queue", "--area", "queue", "--reason", "we run it"],
         repo, kenning_home)
-    out = json.loads(run(["decision-record", "Use Redis streams for the job queue", "--area", "queue",
-                          "--why", "polling was slow", "--json"], repo, kenning_home).stdout)
+    out = json.loads(run(["decision", "record", "Use Redis streams for the job queue", "--area", "queue",
+                          "--reason", "polling was slow", "--json"], repo, kenning_home).stdout)
     assert out["fact"]["area"] == "queue" and len(out["closed"]) == 1
     run(["diary", "write", "Moved the queue to Redis streams.", "--agent", "claude-code"], repo, kenning_home)
     entries = json.loads(run(["diary", "read", "--json"], repo, kenning_home).stdout)

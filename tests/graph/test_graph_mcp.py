@@ -11,13 +11,13 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "mcp"))
 
+from mcp import Client  # noqa: E402
 from mcp_support import data, error_text  # noqa: E402
 
 from kenning.clock import FixedClock  # noqa: E402
 from kenning.config import Settings  # noqa: E402
 from kenning.core.service import Core  # noqa: E402
 from kenning.mcp.server import build_server  # noqa: E402
-from mcp import Client  # noqa: E402
 
 pytestmark = pytest.mark.anyio
 

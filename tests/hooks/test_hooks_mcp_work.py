@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 from hookrun_helper import claude, run_hook
+from mcp import Client
 from mcp.types import Implementation
 
 from kenning.config import Settings
 from kenning.core import work
 from kenning.core.service import Core
 from kenning.mcp.server import build_server
-from mcp import Client
 
 pytestmark = pytest.mark.anyio
 

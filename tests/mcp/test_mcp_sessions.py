@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from mcp import Client
 from mcp_support import data, error_text
 
 from kenning.capture.sync import sync_all
@@ -14,7 +15,6 @@ from kenning.clock import FixedClock
 from kenning.config import Settings
 from kenning.core.service import Core
 from kenning.mcp.server import build_server
-from mcp import Client
 
 pytestmark = pytest.mark.anyio
 SESSION = "5b0c1d2e-3f4a-4b5c-8d6e-7f8091a2b3c4"

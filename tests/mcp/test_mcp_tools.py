@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcp import Client
 from mcp.types import Implementation
 from mcp_support import data, error_text, git_project, snapshot, text_of
 
@@ -15,7 +16,6 @@ from kenning.core.remember import RememberRequest
 from kenning.core.service import Core
 from kenning.mcp.server import INSTRUCTIONS, build_server
 from kenning.model import Kind, Origin
-from mcp import Client
 
 pytestmark = pytest.mark.anyio
 

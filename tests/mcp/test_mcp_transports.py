@@ -11,10 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcp import Client, StdioServerParameters
 from mcp.types import Implementation
 from mcp_support import data, error_text, git_project, snapshot
-
-from mcp import Client, StdioServerParameters
 
 pytestmark = pytest.mark.anyio
 

@@ -109,8 +109,13 @@ def decision() -> None:
 @pass_ctx
 def decision_record(ctx: CliContext, title: str, text: str, reason: str, rejected: str, confidence: str,
                     source_ref: str, area: str, cwd: Path | None, project: str | None, as_json: bool) -> None:  # fmt: skip
-    """Record a decision: a memory plus a decision doc. The same title replaces the reasoning and keeps the Outcome."""
+    """Record a decision: a memory plus a decision doc. The same title replaces the reasoning
+    and keeps the Outcome. With --area, the earlier decision of that area stops being current.
+
+    Example: kenning decision record "Job queue" --decision "Use Redis streams for the job queue" --reason "polling was slow" --area queue
+    """
     from kenning.core import notes
+    from kenning.graph import facts
     from kenning.model import Origin
 
     core = core_of(ctx)
@@ -123,12 +128,16 @@ def decision_record(ctx: CliContext, title: str, text: str, reason: str, rejecte
     if as_json:
         emit_json({"outcome": result.remembered.outcome,
                    "memory": result.remembered.memory.ref if result.remembered.memory else None,
-                   "doc": result.doc.id if result.doc else None})  # fmt: skip
+                   "doc": result.doc.id if result.doc else None,
+                   "fact": facts.as_dict(recorded.fact) if recorded.fact else None,
+                   "closed": [facts.as_dict(f) for f in recorded.closed]})  # fmt: skip
         return
     if result.remembered.memory is not None:
         click.echo(f"{result.remembered.outcome}: {memory_line(result.remembered.memory)}")
     if result.doc is not None:
         click.echo(f"decision doc #{result.doc.id}: {result.doc.title}")
+    for closed in recorded.closed:
+        click.echo(f"no longer current: {facts.line(closed)}")
 
 
 @decision.command("list")

@@ -1,4 +1,4 @@
-"""Commands of the knowledge graph and notes: ``kenning kg``, ``decision-record``, ``diary``,
+"""Commands of the knowledge graph and notes: ``kenning kg``, ``diary``,
 ``value``, ``wake-up``, ``resume`` and ``escalate``."""
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from kenning.context import wakeup
 from kenning.core import notes
 from kenning.graph import escalate as escalate_mod
 from kenning.graph import extract, facts
-from kenning.model import Origin
 
 
 @click.group("kg")
@@ -108,35 +107,6 @@ def kg_extract(ctx: CliContext, cwd: Path | None, project: str | None) -> None:
     found = extract.extract_pending(ctx.db, core.workspace, core.clock)
     found += notes.graph_decisions(core, place_of(core, cwd, project))
     click.echo(f"{found} new facts")
-
-
-@click.command("decision-record")
-@click.argument("text")
-@click.option("--area", default="", help="e.g. auth, database: a later decision in the area closes this one.")
-@click.option("--why", "reason", default="", help="Why it was decided.")
-@click.option("--rejected", default="", help="Alternatives turned down.")
-@click.option("--title", default="", help="Title of the decision doc (default: the sentence).")
-@where_options
-@json_option
-@pass_ctx
-def decision_record(ctx: CliContext, text: str, area: str, reason: str, rejected: str, title: str,
-                    cwd: Path | None, project: str | None, as_json: bool) -> None:
-    """Record a decision with an area: the earlier decision of that area stops being current."""
-    core = core_of(ctx)
-    place = place_of(core, cwd, project)
-    done = notes.decision_record(core, place, text, area=area, reason=reason, rejected=rejected, title=title,
-                                 origin=Origin.PERSON, source="cli", person="you")
-    memory = done.result.remembered.memory
-    if as_json:
-        emit_json({"outcome": done.result.remembered.outcome, "memory": memory.ref if memory else None,
-                   "fact": facts.as_dict(done.fact) if done.fact else None,
-                   "closed": [facts.as_dict(f) for f in done.closed]})
-        return
-    click.echo(f"{done.result.remembered.outcome} {memory.ref if memory else ''}".strip())
-    if done.fact:
-        click.echo(facts.line(done.fact))
-    for f in done.closed:
-        click.echo("closed " + facts.line(f))
 
 
 @click.group("diary")
@@ -266,5 +236,5 @@ def escalate(ctx: CliContext, session: str, as_json: bool) -> None:
 
 
 def register(group: click.Group) -> None:
-    for command in (kg, decision_record, diary, value, wake_up, resume, escalate):
+    for command in (kg, diary, value, wake_up, resume, escalate):
         group.add_command(command)
