@@ -302,16 +302,32 @@ def _gated(needles: tuple[str, ...], gates: tuple[str, ...]) -> tuple[tuple[str,
 _GATES = ("key", "token", "pass", "secret", "credential", "bearer", "auth", ":")
 _FOLD_TOP, _FOLD_UNDER = _gated(_FOLD_NEEDLES, _GATES)
 _TEXT_TOP, _TEXT_UNDER = _gated(_TEXT_NEEDLES, _GATES)
+# "key" is common in code and guards 12 needles: a second level of gates inside it.
+_KEY_GATES = ("access", "api", "auth", "private", "putty")
+_KEY_FOLD, _KEY_FOLD_UNDER = _gated(_FOLD_UNDER.pop("key"), _KEY_GATES)
+_KEY_TEXT, _KEY_TEXT_UNDER = _gated(_TEXT_UNDER.pop("key"), _KEY_GATES)
+_KEY_PLAN = tuple((g, _KEY_FOLD_UNDER.get(g, ()), _KEY_TEXT_UNDER.get(g, ()))
+                  for g in _KEY_GATES if g in _KEY_FOLD_UNDER or g in _KEY_TEXT_UNDER)
+# (gate, whether it is itself a top fold needle, fold needles under it, text needles under it)
+_PLAN = tuple((g, g in _FOLD_TOP, _FOLD_UNDER.get(g, ()), _TEXT_UNDER.get(g, ()))
+              for g in _GATES if g in _FOLD_UNDER or g in _TEXT_UNDER)
 
 
 def _present(low: str, text: str) -> tuple[set[str], set[str]]:
     """The fold needles found in ``low`` and the text needles found in ``text``."""
     present_low = {n for n in _FOLD_TOP if n in low}
     present_text = {n for n in _TEXT_TOP if n in text}
-    for gate in _GATES:
-        if gate in present_low or gate in low:
-            present_low.update(n for n in _FOLD_UNDER.get(gate, ()) if n in low)
-            present_text.update(n for n in _TEXT_UNDER.get(gate, ()) if n in text)
+    if "key" in present_low:
+        present_low.update(n for n in _KEY_FOLD if n in low)
+        present_text.update(n for n in _KEY_TEXT if n in text)
+        for gate, fold_under, text_under in _KEY_PLAN:
+            if gate in low:
+                present_low.update(n for n in fold_under if n in low)
+                present_text.update(n for n in text_under if n in text)
+    for gate, top, fold_under, text_under in _PLAN:
+        if gate in present_low if top else gate in low:
+            present_low.update(n for n in fold_under if n in low)
+            present_text.update(n for n in text_under if n in text)
     return present_low, present_text
 
 

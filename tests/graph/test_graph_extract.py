@@ -7,6 +7,7 @@ import json
 from graph_sessions import CLAUDE_SESSION, CODEX_SESSION, Shop
 
 from kenning.graph import extract, facts
+from kenning.store.sqlite.graph_store import FactRow, GraphStore
 
 EXPECTED_CLAUDE = {("uses", "celery"), ("chose", "celery"), ("uses", "redis"), ("works_on", "dana")}
 EXPECTED_CODEX = {("uses", "sqlite"), ("chose", "sqlite"), ("rejected", "elasticsearch")}
@@ -18,20 +19,27 @@ def _current(shop: Shop) -> set[tuple[str, str, str]]:
     return {(r["subject"], r["predicate"], r["object"]) for r in rows}
 
 
-def test_extraction_finds_the_expected_facts_and_nothing_else(shop: Shop) -> None:
-    shop.sync()
-    db = shop.core.db
-    assert db is not None
+def _of_session(shop: Shop, session: str) -> list[FactRow]:
+    assert shop.core.db is not None
+    rows = shop.core.db.query("SELECT id FROM graph_facts WHERE session = ? ORDER BY id", (session,))
+    found = [GraphStore(shop.core.db).get("local", r["id"]) for r in rows]
+    return [f for f in found if f is not None]
+
+
+def test_sync_extracts_the_expected_facts_and_nothing_else(shop: Shop) -> None:
+    shop.sync()  # extraction runs as part of sync
     place = shop.core.place(shop.root)
-    added = extract.extract_session(db, f"claude:{CLAUDE_SESSION}", shop.clock)
-    got = {(a.fact.predicate, a.fact.object if a.fact.predicate != "works_on" else a.fact.subject) for a in added}
+    added = _of_session(shop, f"claude:{CLAUDE_SESSION}")
+    got = {(f.predicate, f.object if f.predicate != "works_on" else f.subject) for f in added}
     assert got == EXPECTED_CLAUDE
-    assert all(a.fact.project == place.project and a.fact.session == f"claude:{CLAUDE_SESSION}" for a in added)
-    added = extract.extract_session(db, f"codex:{CODEX_SESSION}", shop.clock)
-    assert {(a.fact.predicate, a.fact.object) for a in added} == EXPECTED_CODEX
+    assert all(f.project == place.project for f in added)
+    codex = _of_session(shop, f"codex:{CODEX_SESSION}")
+    assert {(f.predicate, f.object) for f in codex} == EXPECTED_CODEX
     # elasticsearch was turned down, so it is not "used"
     assert (place.project, "uses", "elasticsearch") not in _current(shop)
     # facts start when the session said them, not when sync ran
+    db = shop.core.db
+    assert db is not None
     celery = facts.query(db, "local", "celery", predicate="uses", direction="in")[0]
     assert celery.valid_from.startswith("2026-03-02T10:")
 
@@ -40,9 +48,8 @@ def test_resync_of_the_same_session_adds_nothing(shop: Shop) -> None:
     shop.sync()
     db = shop.core.db
     assert db is not None
-    first = extract.extract_pending(db, "local", shop.clock)
-    assert first > 0
     count = db.one("SELECT count(*) AS n FROM graph_facts")
+    assert count is not None and count["n"] > 0
     shop.clock.advance(days=2)
     assert shop.sync() == 0
     assert extract.extract_pending(db, "local", shop.clock) == 0

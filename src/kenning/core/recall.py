@@ -78,13 +78,6 @@ def _needed_terms(query_terms: list[str], weights: dict[str, float], df: dict[st
     return needed
 
 
-def _held_terms(memory: Memory) -> frozenset[str]:
-    # The same fields, stemmed the same way, as the store indexes (kenning.text.index_text).
-    return frozenset(
-        terms(memory.text) + terms(memory.reason) + terms(" ".join(memory.tags)) + terms(memory.source_ref)
-    )
-
-
 def _score_phrasing(
     store: MemoryStore, flt: MemoryFilter, phrase: str, now: datetime, as_of: datetime | None, window: int
 ) -> dict[str, tuple[Hit, float, float]]:
@@ -96,7 +89,8 @@ def _score_phrasing(
     weight_sum = sum(weights.values()) or 1.0
     wanted = set(query_terms)
     needed = _needed_terms(query_terms, weights, df)
-    hits = store.search(flt, needed, limit=window)
+    # The store reports which of all the query's terms each hit holds, not only the needed.
+    hits = store.search(flt, needed, limit=window, report=query_terms)
     out: dict[str, tuple[Hit, float, float]] = {}
     reference = as_of or now
     for hit in hits:
@@ -106,8 +100,7 @@ def _score_phrasing(
                 continue
         elif not in_recall_pool(memory, now):
             continue
-        # The store reports the terms it was asked about; the common rest is looked up here.
-        held = hit.terms if len(needed) == len(query_terms) else _held_terms(memory) & wanted
+        held = hit.terms & wanted
         coverage = sum(weights[t] for t in held) / weight_sum
         if len(query_terms) > 1 and coverage < COVERAGE_BAR:
             continue

@@ -133,10 +133,24 @@ def _leading_runs() -> frozenset[str]:
     return frozenset(m.group(0) for s in load().terms if (m := _RUN.match(s)))
 
 
-def _may_mention(sentence: str) -> bool:
-    # A cheap exact pre-test: most sentences hold no word that starts a spelling. Only ASCII
-    # text is tested: re's IGNORECASE also folds a few non-ASCII letters (U+017F, U+212A).
-    return not sentence.isascii() or not _leading_runs().isdisjoint(_RUN.findall(sentence.lower()))
+def _leading_hits(text: str) -> frozenset[str] | None:
+    """The words of ``text`` that start a spelling, or None when that cannot be told cheaply:
+    re's IGNORECASE also folds a few non-ASCII letters (U+017F, U+212A), so only ASCII is tested."""
+    if not text.isascii():
+        return None
+    return _leading_runs().intersection(_RUN.findall(text.lower()))
+
+
+def _may_mention(sentence: str, hits: frozenset[str] | None = None) -> bool:
+    """A cheap exact pre-test: most sentences hold no word that starts a spelling. ``hits``
+    (from :func:`_leading_hits` of the whole turn) narrows the words to look for."""
+    if hits is None:
+        hits = _leading_hits(sentence)
+        return hits is None or bool(hits)
+    if not hits:
+        return False
+    low = sentence.lower()
+    return any(h in low for h in hits)
 
 
 @dataclass(frozen=True)
@@ -150,10 +164,11 @@ class Mention:
 
 def mentions(sentence: str, vocab: Vocabulary | None = None) -> list[Mention]:
     """Known technologies in one sentence, each with its context."""
-    vocab = vocab or load()
+    return _scan(sentence, vocab or load()) if _may_mention(sentence) else []
+
+
+def _scan(sentence: str, vocab: Vocabulary) -> list[Mention]:
     found: list[Mention] = []
-    if not _may_mention(sentence):
-        return found
     question = sentence.rstrip().endswith("?")
     last_end, last_ctx = -1, False
     for m in _term_pattern().finditer(sentence):
@@ -237,13 +252,15 @@ def extract_turns(turns: list[dict[str, Any]]) -> list[Candidate]:
         if role == "assistant" and following is not None and following["role"] == "user" \
                 and corrects(following["text"]):
             continue  # what the user corrected right away is no evidence
+        # The turn's words are looked at once; each sentence then only looks for those.
+        hits = _leading_hits(turn["text"])
         for sentence in sentences(turn["text"]):
             if role == "user":
                 moved, gone = _move(sentence, vocab, 0.8, at, tid)
                 out += moved
                 if gone:
                     ended.setdefault(gone, at)
-            for mention in mentions(sentence, vocab):
+            for mention in _scan(sentence, vocab) if _may_mention(sentence, hits) else ():
                 term_id = mention.term.id
                 if mention.question:
                     continue
@@ -294,7 +311,9 @@ def extract_session(db: Database, session_id: str, clock: Clock) -> list[facts.A
     newest = int(last["m"] or 0) if last else 0
     if newest == 0 or newest <= store.progress(session_id, PROGRESS_KIND):
         return []
+    # Only talk is read (tool output is most of a session's text and extraction skips it).
     rows = db.query("SELECT id, role, text, at FROM capture_turns WHERE session = ? AND subagent = ''"
+                    " AND role IN ('user', 'assistant')"
                     " ORDER BY at, id", (session_id,))
     turns = [dict(r) for r in rows]
     added = apply(db, clock, session["workspace"], session["project"], session["project_name"], session_id,

@@ -4,7 +4,9 @@ these methods and the frozen values of :mod:`kenning.model`.
 A PostgreSQL backend implements the same protocol and runs the same contract tests
 (``tests/store/test_store_contract.py``). ``search`` must return Okapi BM25 (k1=1.2,
 b=0.75) over the stemmed fields with weights text 4, reason 1, tags 2, citation 1, as a
-positive number, so both backends rank the same data the same way.
+positive number, so both backends rank the same data the same way. The document length is
+the number of stemmed terms in the four fields; idf is ``ln((N - n + 0.5) / (n + 0.5))``
+(at least 1e-6), N the memories indexed and n those holding the term, as in SQLite's FTS5.
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ class ScopeRow:
 
 @dataclass(frozen=True)
 class Hit:
-    """A search candidate: the memory, its BM25 score and the stemmed terms it holds."""
+    """A search candidate: the memory, its BM25 score and the stemmed terms it holds (of those
+    searched for and those ``search`` was asked to ``report``)."""
 
     memory: Memory
     bm25: float
@@ -79,7 +82,9 @@ class MemoryStore(Protocol):
     ) -> list[Memory]: ...
     def count(self, flt: MemoryFilter) -> int: ...
     def iter_all(self, workspace: str) -> Iterator[Memory]: ...
-    def search(self, flt: MemoryFilter, terms: Sequence[str], *, limit: int) -> list[Hit]: ...
+    def search(
+        self, flt: MemoryFilter, terms: Sequence[str], *, limit: int, report: Sequence[str] = ()
+    ) -> list[Hit]: ...
     def doc_freq(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]: ...
     def mark_recalled(self, refs: Sequence[str]) -> None: ...
 

@@ -8,6 +8,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from kenning.store.sqlite.db import Database
 
 
@@ -74,6 +76,17 @@ class SearchFilters:
     session: str = ""
 
 
+def _dumps(value: list[Any]) -> str:
+    # orjson is ~10x faster than json.dumps (two calls per turn); json handles what orjson
+    # refuses (a lone surrogate from a \\ud800 escape in a transcript).
+    if not value:
+        return "[]"
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return json.dumps(value)
+
+
 class CaptureStore:
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -134,8 +147,8 @@ class CaptureStore:
                 seen.add((t.session, t.uid))
                 turn_id = next_id
                 next_id += 1
-                turn_rows.append((turn_id, t.session, t.uid, entry.key, t.role, t.text, t.at, json.dumps(t.tool_calls),
-                                  json.dumps(t.files), t.subagent))
+                turn_rows.append((turn_id, t.session, t.uid, entry.key, t.role, t.text, t.at, _dumps(t.tool_calls),
+                                  _dumps(t.files), t.subagent))
                 for c in t.chunks:
                     chunk_id += 1
                     chunk_rows.append((chunk_id, t.session, turn_id, c.part, c.role, c.body, c.context, t.at, t.project,

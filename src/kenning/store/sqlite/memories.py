@@ -21,6 +21,7 @@ from kenning.model import (
     Trigger,
 )
 from kenning.store.protocol import Hit, MemoryFilter, ScopeRow, UseRow
+from kenning.store.sqlite import memory_search
 from kenning.store.sqlite.db import Database
 from kenning.text import index_text
 
@@ -58,10 +59,6 @@ _COLUMNS = [
     "confirmations",
     "recalled",
 ]
-
-# Column weights of bm25(): the sentence counts most.
-BM25_WEIGHTS = (4.0, 1.0, 2.0, 1.0)
-
 
 def _opt_time(value: str | None) -> datetime | None:
     return from_iso(value) if value else None
@@ -187,10 +184,12 @@ class SqliteMemoryStore:
                 f"INSERT INTO memories ({', '.join(_COLUMNS)}) VALUES ({_in(_COLUMNS)})",
                 _memory_values(memory),
             )
+            fields = _term_values(memory)
             conn.execute(
                 "INSERT INTO memory_terms (id, text, reason, tags, citation) VALUES (?, ?, ?, ?, ?)",
-                [cur.lastrowid, *_term_values(memory)],
+                [cur.lastrowid, *fields],
             )
+            memory_search.stats_add(conn, fields)
 
     def update(self, memory: Memory) -> None:
         with self.db.transaction() as conn:
@@ -206,10 +205,17 @@ class SqliteMemoryStore:
             if (row["text"], row["reason"], row["tags"], row["source_ref"]) != (
                 memory.text, memory.reason, " ".join(memory.tags), memory.source_ref,
             ):  # fmt: skip
+                old = conn.execute(
+                    "SELECT text, reason, tags, citation FROM memory_terms WHERE id = ?", (row["id"],)
+                ).fetchone()
+                fields = _term_values(memory)
                 conn.execute(
                     "UPDATE memory_terms SET text = ?, reason = ?, tags = ?, citation = ? WHERE id = ?",
-                    [*_term_values(memory), row["id"]],
+                    [*fields, row["id"]],
                 )
+                if old is not None:
+                    memory_search.stats_add(conn, list(old), -1)
+                memory_search.stats_add(conn, fields)
 
     def get(self, ref: str) -> Memory | None:
         row = self.db.one("SELECT * FROM memories WHERE ref = ?", (ref,))
@@ -280,15 +286,34 @@ class SqliteMemoryStore:
         for row in self.db.query("SELECT * FROM memories WHERE workspace = ? ORDER BY id", (workspace,)):
             yield _row_to_memory(row)
 
-    def search(self, flt: MemoryFilter, terms: Sequence[str], *, limit: int) -> list[Hit]:
+    def search(
+        self, flt: MemoryFilter, terms: Sequence[str], *, limit: int, report: Sequence[str] = ()
+    ) -> list[Hit]:
         unique = sorted({t for t in terms if t})
         if not unique:
             return []
-        # Each term is an FTS5 string (a doubled quote escapes a quote), never query syntax.
-        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in unique)
         where, params = self._where(flt, "m")
-        weights = ", ".join(str(w) for w in BM25_WEIGHTS)
-        columns = "m.*, t.text AS t_text, t.reason AS t_reason, t.tags AS t_tags, t.citation AS t_citation"
+        ranked = memory_search.rank(self.db, where, params, unique, limit)
+        if ranked is None:
+            ranked = self._rank_fts(where, params, unique, limit)
+        score = dict(ranked)
+        rows = self.db.query(
+            "SELECT m.*, t.text AS t_text, t.reason AS t_reason, t.tags AS t_tags, t.citation AS t_citation"
+            f" FROM memories m JOIN memory_terms t ON t.id = m.id WHERE m.id IN ({_in(list(score))})",
+            list(score),
+        )
+        rows.sort(key=lambda r: (-score[r["id"]], r["id"]))
+        hits = []
+        asked = {*unique, *report}
+        for r in rows:
+            held = set(f"{r['t_text']} {r['t_reason']} {r['t_tags']} {r['t_citation']}".split())
+            hits.append(Hit(_row_to_memory(r), score[r["id"]], frozenset(held & asked)))
+        return hits
+
+    def _rank_fts(self, where: str, params: list[object], unique: list[str], limit: int) -> list[tuple[int, float]]:
+        """Rank with FTS5's bm25(), for the queries pruning cannot narrow (see memory_search)."""
+        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in unique)
+        weights = ", ".join(str(w) for w in memory_search.WEIGHTS)
         # FTS5 computes bm25() for every match whatever the LIMIT, so rank once, generously,
         # inside FTS (in C), then read the best-ranked ids in chunks, keeping those that pass
         # the scope and status filter. Only when a big ranked list still leaves too few, rank
@@ -299,7 +324,7 @@ class SqliteMemoryStore:
             " ORDER BY 2 LIMIT ?",
             [match, window],
         )
-        score = {r[0]: float(r[1]) for r in ranked}
+        score = {r[0]: -float(r[1]) for r in ranked}
         kept: list[int] = []
         chunk = max(limit * 4, 100)
         for start in range(0, len(ranked), chunk):
@@ -309,35 +334,20 @@ class SqliteMemoryStore:
                                                  [*ids, *params])]  # fmt: skip
             if len(kept) >= limit:
                 break
-        kept = sorted(kept, key=lambda i: (score[i], i))[:limit]
-        rows = self.db.query(
-            f"SELECT {columns} FROM memories m JOIN memory_terms t ON t.id = m.id WHERE m.id IN ({_in(kept)})",
-            kept,
-        )
-        rows.sort(key=lambda r: (score[r["id"]], r["id"]))
-        if len(rows) < limit and len(ranked) == window:
+        if len(kept) < limit and len(ranked) == window:
             rows = self.db.query(
-                f"SELECT {columns}, bm25(memories_fts, {weights}) AS score FROM memories_fts"
-                f" JOIN memories m ON m.id = memories_fts.rowid JOIN memory_terms t ON t.id = m.id"
-                f" WHERE memories_fts MATCH ? AND {where} ORDER BY score LIMIT ?",
+                f"SELECT m.id, bm25(memories_fts, {weights}) AS score FROM memories_fts"
+                f" JOIN memories m ON m.id = memories_fts.rowid"
+                f" WHERE memories_fts MATCH ? AND {where} ORDER BY score, m.id LIMIT ?",
                 [match, *params, limit],
             )
-            score = {r["id"]: float(r["score"]) for r in rows}
-        hits = []
-        for r in rows:
-            held = set(f"{r['t_text']} {r['t_reason']} {r['t_tags']} {r['t_citation']}".split())
-            hits.append(Hit(_row_to_memory(r), -score[r["id"]], frozenset(held & set(unique))))
-        return hits
+            return [(r[0], -float(r[1])) for r in rows]
+        return sorted(((i, score[i]) for i in kept), key=lambda s: (-s[1], s[0]))[:limit]
 
     def doc_freq(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
         unique = sorted(set(terms))
-        # memories and memory_terms are one to one; counting memories reads a small index.
-        total_row = self.db.one("SELECT count(*) FROM memories")
-        total = int(total_row[0]) if total_row else 0
-        if not unique:
-            return total, {}
-        rows = self.db.query(f"SELECT term, doc FROM memories_vocab WHERE term IN ({_in(unique)})", unique)
-        return total, {r["term"]: int(r["doc"]) for r in rows}
+        stats = memory_search.term_stats(self.db, unique)
+        return stats.docs, stats.df
 
     def mark_recalled(self, refs: Sequence[str]) -> None:
         if refs:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sqlite3
+
+from kenning.store.sqlite import memory_search
 from kenning.store.sqlite.db import MigrationSet
 
 MIGRATIONS = MigrationSet("memory")
@@ -162,3 +165,21 @@ MIGRATIONS.add(
     );
     """,
 )
+
+
+def _m002_term_stats(conn: sqlite3.Connection) -> None:
+    # Document frequency, the bounds that make search's top-k pruning exact, and the totals
+    # BM25 needs (memories indexed, tokens in them), kept by the store beside memory_terms.
+    conn.execute(
+        """CREATE TABLE memory_term_stats (
+            term TEXT PRIMARY KEY,
+            docs INTEGER NOT NULL,
+            max_freq REAL NOT NULL,
+            min_len INTEGER NOT NULL
+        ) WITHOUT ROWID"""
+    )
+    conn.execute("CREATE TABLE memory_index_totals (name TEXT PRIMARY KEY, value INTEGER NOT NULL)")
+    memory_search.backfill(conn)
+
+
+MIGRATIONS.add("m002_term_stats", _m002_term_stats)

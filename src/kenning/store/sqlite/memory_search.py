@@ -1,0 +1,282 @@
+"""Ranked search over memories for the SQLite store: Okapi BM25 with exact top-k pruning.
+
+FTS5's ``bm25()`` is computed for every row that matches, with no top-k pruning: at 100k
+memories a query of a few common words matches ~20k rows and ranking them dominates recall.
+Matching alone is cheap in FTS5 (it merges doclists in C), so :func:`rank` asks FTS5 only for
+the rows that *could* reach the top ``limit`` and scores those here, from the stemmed fields
+(``memory_terms``) and the term statistics kept in ``memory_term_stats`` (migration m002).
+
+Why the pruning is exact. For a query term t, a memory's BM25 part is
+``idf(t) * g(f, D)`` with ``g(f, D) = f (k1+1) / (f + k1 (1 - b + b D / avgdl))``, growing in
+the weighted frequency f and shrinking in the length D. The stats keep, per term, the highest
+f and the shortest D ever indexed with it (never tightened when a memory changes, so they stay
+bounds), hence ``ub(t) = idf(t) * g(max_freq, min_len)`` bounds that part for every memory. A
+memory holding the set S of query terms scores below ``ub(S) = sum(ub(t) for t in S)``. Each
+round asks FTS5 for the memories whose held set has ``ub(S) > tau`` (a boolean expression over
+the terms), scores them exactly and keeps those passing the filter; once ``limit`` of them
+score at least ``tau``, every memory never fetched has ``ub(S) <= tau`` and so scores strictly
+less than the k-th best: it cannot be in the top k. Otherwise tau is lowered (to the k-th best
+found when there is one, which makes the next round final) and the round repeats. When the
+candidates grow past ``MAX_CANDIDATES`` the caller ranks with FTS5's ``bm25()`` instead.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from kenning.store.sqlite.db import Database
+
+K1 = 1.2
+B = 0.75
+# Column weights: the sentence counts most (text, reason, tags, citation).
+WEIGHTS = (4.0, 1.0, 2.0, 1.0)
+# Past this many rows a round is cheaper in FTS5's C bm25() than scored here in Python.
+MAX_CANDIDATES = 2500
+# Larger boolean expressions cost FTS5 more than they save.
+MAX_PHRASES = 40
+ROUNDS = 8
+# The first bar, as a share of the best any row could score, and how it falls per round.
+START = 0.8
+STEP = 0.75
+# ub(t) is scaled up by this much so floating-point rounding cannot make a bound fall short.
+SLACK = 1.0 + 1e-9
+
+
+def weighted_terms(fields: Sequence[str]) -> tuple[dict[str, float], int]:
+    """Weighted term frequency of each term in the four stemmed fields, and their length."""
+    freq: dict[str, float] = {}
+    length = 0
+    for weight, field in zip(WEIGHTS, fields, strict=True):
+        tokens = field.split()
+        length += len(tokens)
+        for token in tokens:
+            freq[token] = freq.get(token, 0.0) + weight
+    return freq, length
+
+
+# -- term statistics (kept in step with memory_terms) -------------------------------------
+_ADD_TERM = (
+    "INSERT INTO memory_term_stats (term, docs, max_freq, min_len) VALUES (?, 1, ?, ?)"
+    " ON CONFLICT (term) DO UPDATE SET docs = docs + 1, max_freq = max(max_freq, excluded.max_freq),"
+    " min_len = min(min_len, excluded.min_len)"
+)
+_ADD_TOTAL = (
+    "INSERT INTO memory_index_totals (name, value) VALUES (?, ?)"
+    " ON CONFLICT (name) DO UPDATE SET value = value + excluded.value"
+)
+
+
+def stats_add(conn: sqlite3.Connection, fields: Sequence[str], sign: int = 1) -> None:
+    """Count one memory's stemmed fields in (sign 1) or out of (sign -1) the statistics."""
+    freq, length = weighted_terms(fields)
+    if sign > 0:
+        conn.executemany(_ADD_TERM, [(t, f, length) for t, f in freq.items()])
+    else:
+        # max_freq and min_len stay as they were: still bounds for the memories left.
+        conn.executemany("UPDATE memory_term_stats SET docs = docs - 1 WHERE term = ?", [(t,) for t in freq])
+        conn.execute("DELETE FROM memory_term_stats WHERE docs <= 0")
+    conn.executemany(_ADD_TOTAL, [("docs", sign), ("tokens", sign * length)])
+
+
+def backfill(conn: sqlite3.Connection) -> None:
+    """Build the statistics of every memory already indexed (migration m002)."""
+    docs: dict[str, int] = {}
+    max_freq: dict[str, float] = {}
+    min_len: dict[str, int] = {}
+    count = tokens = 0
+    for row in conn.execute("SELECT text, reason, tags, citation FROM memory_terms"):
+        freq, length = weighted_terms([str(v) for v in row])
+        count += 1
+        tokens += length
+        for t, f in freq.items():
+            docs[t] = docs.get(t, 0) + 1
+            max_freq[t] = max(max_freq.get(t, 0.0), f)
+            min_len[t] = min(min_len.get(t, length), length)
+    conn.executemany(
+        "INSERT INTO memory_term_stats (term, docs, max_freq, min_len) VALUES (?, ?, ?, ?)",
+        [(t, n, max_freq[t], min_len[t]) for t, n in docs.items()],
+    )
+    if count:
+        conn.executemany(
+            "INSERT INTO memory_index_totals (name, value) VALUES (?, ?)", [("docs", count), ("tokens", tokens)]
+        )
+
+
+@dataclass(frozen=True)
+class TermStats:
+    docs: int  # memories indexed
+    avgdl: float
+    df: dict[str, int]
+    max_freq: dict[str, float]
+    min_len: dict[str, int]
+
+
+def term_stats(db: Database, terms: Sequence[str]) -> TermStats:
+    totals = {r[0]: int(r[1]) for r in db.query("SELECT name, value FROM memory_index_totals")}
+    docs = max(0, totals.get("docs", 0))
+    rows = db.query(
+        f"SELECT term, docs, max_freq, min_len FROM memory_term_stats WHERE term IN ({_in(terms)})", list(terms)
+    )
+    return TermStats(
+        docs=docs,
+        avgdl=totals.get("tokens", 0) / docs if docs else 0.0,
+        df={r[0]: int(r[1]) for r in rows},
+        max_freq={r[0]: float(r[2]) for r in rows},
+        min_len={r[0]: int(r[3]) for r in rows},
+    )
+
+
+def _in(values: Sequence[object]) -> str:
+    return ",".join("?" for _ in values) or "NULL"
+
+
+# -- ranking ------------------------------------------------------------------------------
+def idf(docs: int, df: int) -> float:
+    # As FTS5 computes it (fts5_aux.c): a term in more than half the rows counts almost nothing.
+    return max(1e-6, math.log((docs - df + 0.5) / (df + 0.5)))
+
+
+def _tf_part(freq: float, length: int, avgdl: float) -> float:
+    return (freq * (K1 + 1.0)) / (freq + K1 * (1 - B + B * length / avgdl))
+
+
+def _phrase(term: str) -> str:
+    # Each term is an FTS5 string (a doubled quote escapes a quote), never query syntax.
+    return '"' + term.replace('"', '""') + '"'
+
+
+def _above(order: list[str], ub: dict[str, float], tau: float) -> tuple[str, int] | None:
+    """An FTS5 expression matching the rows whose held terms S have ub(S) > tau, and its
+    number of phrases; None when no row can. ``order`` lists the terms by ub, highest first."""
+    suffix = [0.0] * (len(order) + 1)
+    for i in range(len(order) - 1, -1, -1):
+        suffix[i] = suffix[i + 1] + ub[order[i]]
+
+    # Recursion over "holds order[i] or not": the tree stays small because the best terms
+    # come first and a branch ends as soon as it can or cannot reach tau.
+    def build(i: int, need: float) -> tuple[str, int] | None:
+        if i == len(order) or suffix[i] <= need:
+            return None
+        term = _phrase(order[i])
+        rest = need - ub[order[i]]
+        if rest < 0:
+            holding: tuple[str, int] | None = (term, 1)
+        else:
+            tail = build(i + 1, rest)
+            holding = (f"{term} AND ({tail[0]})", tail[1] + 1) if tail else None
+        without = build(i + 1, need)
+        if holding and without:
+            return f"({holding[0]}) OR ({without[0]})", holding[1] + without[1]
+        return holding or without
+
+    return build(0, tau)
+
+
+def rank(
+    db: Database, where: str, params: Sequence[object], terms: Sequence[str], limit: int
+) -> list[tuple[int, float]] | None:
+    """The ``limit`` best (memory id, BM25) among rows passing ``where`` (over alias ``m``),
+    best first, ties by id; None when pruning would not pay (rank with FTS5 instead)."""
+    stats = term_stats(db, terms)
+    present = sorted(t for t in terms if stats.df.get(t, 0) > 0)
+    if len(present) < 2 or not stats.docs or stats.avgdl <= 0:
+        # One term: every row holding it is a candidate, nothing to prune.
+        return None if present else []
+    weights = {t: idf(stats.docs, stats.df[t]) for t in present}
+    ub = {
+        t: weights[t] * _tf_part(stats.max_freq[t], stats.min_len[t], stats.avgdl) * SLACK for t in present
+    }
+    order = sorted(present, key=lambda t: (-ub[t], t))
+    scores: dict[int, float] = {}  # every row fetched, in the filter or not
+    allowed: dict[int, bool] = {}  # the filter's verdict, asked only for the best-scored rows
+    best: list[tuple[int, float]] = []
+    tau = START * sum(ub.values())
+    for round_no in range(ROUNDS):
+        if round_no == ROUNDS - 1:
+            tau = 0.0
+        expression = _above(order, ub, tau)
+        if expression is not None:
+            if expression[1] > MAX_PHRASES:
+                return None
+            ids = [
+                r[0]
+                for r in db.query(
+                    "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?",
+                    [expression[0], MAX_CANDIDATES + 1],
+                )
+            ]
+            if len(ids) > MAX_CANDIDATES:
+                return None
+            fresh = [i for i in ids if i not in scores]
+            scores.update(_score(db, fresh, present, weights, stats.avgdl))
+            best = _best_allowed(db, where, params, scores, allowed, limit)
+        if len(best) >= limit:
+            kth = best[-1][1]
+            if kth >= tau:
+                return best
+            tau = kth  # the next round fetches every row that could beat it, and ends
+        elif tau == 0.0:
+            return best  # every matching row was scored
+        else:
+            tau *= STEP
+    return None
+
+
+def _best_allowed(
+    db: Database,
+    where: str,
+    params: Sequence[object],
+    scores: dict[int, float],
+    allowed: dict[int, bool],
+    limit: int,
+) -> list[tuple[int, float]]:
+    """The ``limit`` best-scored rows that pass the filter, asking the filter in chunks."""
+    ranked = sorted(scores.items(), key=lambda s: (-s[1], s[0]))
+    best: list[tuple[int, float]] = []
+    chunk = max(2 * limit, 100)
+    for start in range(0, len(ranked), chunk):
+        part = ranked[start : start + chunk]
+        unknown = [i for i, _ in part if i not in allowed]
+        if unknown:
+            passed = {r[0] for r in db.query(f"SELECT m.id FROM memories m WHERE m.id IN ({_in(unknown)}) AND {where}",
+                                             [*unknown, *params])}  # fmt: skip
+            allowed.update((i, i in passed) for i in unknown)
+        best += [s for s in part if allowed[s[0]]]
+        if len(best) >= limit:
+            return best[:limit]
+    return best
+
+
+def _score(
+    db: Database, ids: list[int], present: list[str], weights: dict[str, float], avgdl: float
+) -> Iterable[tuple[int, float]]:
+    # Scored here rather than in SQL: counting terms with replace() in SQL is slower still.
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        rows = db.query(
+            f"SELECT id, text, reason, tags, citation FROM memory_terms WHERE id IN ({_in(chunk)})", chunk
+        )
+        w_text, w_reason, w_tags, w_citation = WEIGHTS
+        for row_id, text, reason, tags, citation in rows:
+            t_text, t_reason, t_tags, t_citation = text.split(), reason.split(), tags.split(), citation.split()
+            length = len(t_text) + len(t_reason) + len(t_tags) + len(t_citation)
+            norm = K1 * (1 - B + B * length / avgdl)
+            score = 0.0
+            # Summed in term order, as FTS5 sums its phrases; the arithmetic is _tf_part's. A
+            # substring test comes first: cheap, and usually false.
+            for t in present:
+                f = 0.0
+                if t in text:
+                    f += w_text * t_text.count(t)
+                if t in reason:
+                    f += w_reason * t_reason.count(t)
+                if t in tags:
+                    f += w_tags * t_tags.count(t)
+                if t in citation:
+                    f += w_citation * t_citation.count(t)
+                if f:
+                    score += weights[t] * ((f * (K1 + 1.0)) / (f + norm))
+            yield row_id, score
