@@ -82,7 +82,7 @@ def write_transcripts(home: Path, convs: list[tuple[str, dict[str, object]]]) ->
                     content = [{"type": "text", "text": content}]
                 lines.append(json.dumps({"type": role, "uuid": f"{name}:{turn['dia_id']}", "sessionId": sid,
                                          "cwd": f"/locomo/{name}",
-                                         "timestamp": when[:-5] + f"{i % 1000:03d}Z" if when else "",
+                                         "timestamp": when[:-4] + f"{i % 1000:03d}Z" if when else "",
                                          "message": {"role": role, "content": content}}))
                 where[f"{name}:{turn['dia_id']}"] = f"claude:{sid}"
             (folder / f"{sid}.jsonl").write_text("\n".join(lines) + "\n")

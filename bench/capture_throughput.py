@@ -136,8 +136,9 @@ def main() -> None:
         ("read + json.loads only (floor)", "", f"{mb / floor:.1f}"),
         ("kenning sync (parse, redact, chunk, classify, FTS5, commit)", f"{mb / took:.1f}", f"{mb / cpu:.1f}"),
     ]
+    heading = "## Capture throughput" + (" (--quick)" if args.quick else "")
     lines = [
-        "## Capture throughput",
+        heading,
         "",
         f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC, {platform.machine()}, {os.cpu_count()} CPUs; "
         f"{mb:.1f} MB of generated Claude Code transcripts, {summary.turns_added} turns; "
@@ -153,15 +154,17 @@ def main() -> None:
     ]
     text = "\n".join(lines)
     print(text)
-    write_section(RESULTS, "## Capture throughput", text)
+    write_section(RESULTS, heading, text)
 
 
 def write_section(path: Path, heading: str, body: str) -> None:
     """Replace (or add) one section of the shared results file, keeping the others."""
     path.parent.mkdir(parents=True, exist_ok=True)
     old = path.read_text() if path.exists() else "# Capture benchmarks\n\n"
-    if heading in old:
-        start = old.index(heading)
+    # The whole heading line, so "## Capture throughput" does not match "## Capture throughput (--quick)".
+    marker = heading + "\n"
+    if marker in old:
+        start = old.index(marker)
         nxt = old.find("\n## ", start + len(heading))
         old = old[:start] + old[nxt + 1:] if nxt >= 0 else old[:start]
     path.write_text(old.rstrip() + "\n\n" + body.rstrip() + "\n")

@@ -90,3 +90,14 @@ def test_migration_ends_the_old_technology(shop: Shop) -> None:
     current = {f.object for f in facts.query(db, "local", place.project, predicate="uses") if f.current}
     assert current == {"postgres"}
     assert facts.query(db, "local", place.project, predicate="uses", as_of="2026-02-01")[0].object == "mysql"
+
+
+def test_a_malformed_time_in_a_transcript_does_not_stop_extraction(shop: Shop) -> None:
+    db = shop.core.db
+    assert db is not None
+    candidates = extract.extract_turns([
+        {"id": 1, "role": "user", "at": "2022-03-18T18:59:00000Z", "text": "We decided to use Postgres for orders because of transactions."},
+    ])  # fmt: skip
+    assert candidates
+    added = extract.apply(db, shop.clock, "local", "github.com/acme/shop", "shop", "s-bad-time", candidates)
+    assert added and all(a.fact.valid_from.startswith("2026-") for a in added)

@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import ahocorasick_rs
+
 # Bump whenever a rule below changes: chunks with another version are classified again.
 RULES_VERSION = 1
 
@@ -36,7 +38,7 @@ def _c(*specs: tuple[str, str], flags: int = re.IGNORECASE) -> list[_Rule]:
 _COMMITTED = _c(
     (r"\bwe(?:'ve| have)? (?:decided|chose|went with|picked|settled on|agreed on|agreed to)\b",
      "decided|chose|went with|picked|settled|agreed"),
-    (r"\b(?:i'm|i am|we're|we are) going (?:to use|with)\b", "going"),
+    (r"\b(?:i'm|i am|we're|we are) going (?:to use|with)\b", "going to use|going with"),
     (r"\bdecided (?:to|on|against)\b", "decided"),
     (r"\bwe(?:'ll| will) (?:use|go with|stick with|keep)\b", "we'll|we will"),
     (r"\bchose \S+(?: \S+)? over\b", "chose"),
@@ -44,8 +46,8 @@ _COMMITTED = _c(
     (r"\bdecision:\s", "decision:"),
 )
 _TENTATIVE = _c(
-    (r"\blet'?s (?:use|go with|try|pick|choose|switch to)\b", "let"),
-    (r"\bwe should\b", "should"),
+    (r"\blet'?s (?:use|go with|try|pick|choose|switch to)\b", "let's |lets "),
+    (r"\bwe should\b", "we should"),
     (r"\bswitch(?:ed|ing)? (?:to|from)\b", "switch"),
 )
 _STRONG: dict[str, list[_Rule]] = {
@@ -53,7 +55,7 @@ _STRONG: dict[str, list[_Rule]] = {
     "preference": _c(
         (r"\bi (?:really |strongly )?prefer\b", "prefer"), (r"\balways use\b", "always use"),
         (r"\bnever use\b", "never use"), (r"\bdon'?t ever (?:use|do|mock|stub|import)\b", "ever"),
-        (r"\bplease (?:always|never|don'?t)\b", "please"), (r"\bmy (?:rule|preference|style|convention) is\b", "my "),
+        (r"\bplease (?:always|never|don'?t)\b", "please always|please never|please don"), (r"\bmy (?:rule|preference|style|convention) is\b", "my "),
         (r"\bwe (?:always|never)\b", "we always|we never"),
     ),
     "milestone": _c(
@@ -68,7 +70,7 @@ _STRONG: dict[str, list[_Rule]] = {
     "problem": _c(
         (r"\broot cause\b", "root cause"), (r"\bthe (?:problem|issue|bug) (?:is|was)\b", "problem|issue|bug"),
         (r"\bthe fix (?:is|was)\b", "the fix"), (r"\bkeeps? (?:failing|crashing|breaking|erroring)\b", "keep"),
-        (r"\bdoes(?:n'?t| not) work\b", " work"), (r"\bnot working\b", "not working"),
+        (r"\bdoes(?:n'?t| not) work\b", "t work"), (r"\bnot working\b", "not working"),
         (r"\bwon'?t(?: \w+){0,3} work\b", "won"),
     ),
     "discovery": _c(
@@ -84,7 +86,7 @@ _WEAK: dict[str, list[_Rule]] = {
                    (r"\bapproach\b", "approach"), (r"\bstrategy\b", "strategy"), (r"\bstack\b", "stack"),
                    (r"\bframework\b", "framework")),
     "preference": _c((r"\bi (?:like|hate) (?:to|when|how)\b", "i like|i hate"),
-                     (r"\bdon'?t (?:use|do|mock|stub|import)\b", "don"), (r"\bsnake_case\b", "snake_case"),
+                     (r"\bdon'?t (?:use|do|mock|stub|import)\b", "don't |dont "), (r"\bsnake_case\b", "snake_case"),
                      (r"\bcamelCase\b", "camelcase"), (r"\buse \S+ instead of\b", "instead of")),
     "milestone": _c((r"\bfixed\b", "fixed"), (r"\bsolved\b", "solved"), (r"\bfinally\b", "finally"),
                     (r"\bfirst time\b", "first time"), (r"\bturns out\b", "turns out"),
@@ -165,6 +167,9 @@ def _distinct(matches: list[re.Match[str]]) -> list[re.Match[str]]:
 
 
 _NEEDLES = tuple(sorted({n for table in (_STRONG, _WEAK) for rules in table.values() for r in rules for n in r.needles}))
+# Every needle found in one pass (Aho-Corasick, overlapping so a needle inside another counts)
+# instead of ~90 substring scans of each chunk.
+_FINDER = ahocorasick_rs.AhoCorasick(list(_NEEDLES))
 
 
 _STRONG_NEEDLES = {t: frozenset(n for r in rules for n in r.needles) for t, rules in _STRONG.items()}
@@ -178,7 +183,7 @@ def classify(text: str) -> Classification:
     body = prose(text)
     low = body.lower()
     # Each needle is looked for once; the rules then test set membership.
-    present = frozenset(n for n in _NEEDLES if n in low)
+    present = frozenset(_FINDER.find_matches_as_strings(low, overlapping=True))
     if not present:
         return Classification("general", 0, 0.0)
     strong = {t: _distinct(_hits(_STRONG[t], body, present)) if not present.isdisjoint(_STRONG_NEEDLES[t]) else []

@@ -106,7 +106,8 @@ class _Projects:
 
 def _rows(events: list[Event], projects: _Projects, settings: Settings, summary: SyncSummary,
           previous: dict[str, str]) -> tuple[list[SessionRow], list[TurnRow]]:
-    sessions: dict[str, SessionRow] = {}
+    # Per session, the newest event's details; rows are built once at the end.
+    sessions: dict[str, tuple[str, tuple[str, ...]]] = {}
     turns: list[TurnRow] = []
     # A title line comes before any line that names the folder: borrow the session's folder.
     folder: dict[str, str] = {}
@@ -124,11 +125,10 @@ def _rows(events: list[Event], projects: _Projects, settings: Settings, summary:
             continue
         text, found = redact_count(ev.text)
         summary.secrets_redacted += found
-        if ev.session not in sessions or (ev.time and ev.time > sessions[ev.session].at):
-            sessions[ev.session] = SessionRow(ev.session, settings.workspace, ev.tool, project, name, cwd,
-                                              ev.branch, ev.time)
+        if ev.session not in sessions or (ev.time and ev.time > sessions[ev.session][0]):
+            sessions[ev.session] = (ev.time, (ev.session, settings.workspace, ev.tool, project, name, cwd,
+                                              ev.branch, ev.time))
         chunks: list[ChunkRow] = []
-        context = chunking.context_of(previous.get(ev.session, ""))
         if ev.role == "tool":
             # Tool output is kept whole on the turn but only its head is indexed: it matches many
             # words yet rarely holds the answer, and indexing all of it halves capture speed.
@@ -136,6 +136,7 @@ def _rows(events: list[Event], projects: _Projects, settings: Settings, summary:
             if head:
                 chunks.append(ChunkRow(0, ev.role, head, "", "general", 0, 0.0, RULES_VERSION))
         else:
+            context = chunking.context_of(previous.get(ev.session, ""))
             for part, body in enumerate(chunking.windows(text)):
                 c = classify(body)
                 chunks.append(ChunkRow(part, ev.role, body, context, c.type, c.importance, c.confidence,
@@ -145,7 +146,7 @@ def _rows(events: list[Event], projects: _Projects, settings: Settings, summary:
         calls = [{"name": c.name, "input": redact(c.summary)} for c in ev.tool_calls]
         turns.append(TurnRow(ev.session, ev.uid, ev.role, text, ev.time, calls, list(ev.files), ev.subagent,
                              project, ev.tool, chunks))
-    return list(sessions.values()), turns
+    return [SessionRow(*row) for _at, row in sessions.values()], turns
 
 
 def sync_file(store: CaptureStore, source: SourceFile, settings: Settings, clock: Clock, projects: _Projects,

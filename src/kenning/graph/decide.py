@@ -101,11 +101,12 @@ def user_decides(sentence: str, previous: dict[str, Any] | None = None) -> bool:
         return True
     # "Agreed, monorepo with pnpm workspaces": a confirmation that states what was agreed.
     head = CONFIRM.match(sentence)
+    if not head:
+        return False  # before looking at the previous turn: that search is the costly part
     asked = previous is not None and previous["role"] == "assistant" and (
         "?" in previous["text"] or bool(PROPOSAL.search(previous["text"])))
-    rest = sentence[head.end():].lstrip(" ,.!") if head else ""
-    return bool(head and asked and len(rest.split()) >= 3 and not DOUBT.search(rest)
-                and not _ONLY_AGREES.match(rest))
+    rest = sentence[head.end():].lstrip(" ,.!")
+    return bool(asked and len(rest.split()) >= 3 and not DOUBT.search(rest) and not _ONLY_AGREES.match(rest))
 
 
 def decision_sentences(turns: list[dict[str, Any]]) -> list[tuple[dict[str, Any], str, float]]:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from kenning.clock import Clock, to_iso
+from kenning.clock import Clock, from_iso, to_iso
 from kenning.graph import facts
 from kenning.graph.decide import corrects, decision_sentences, sentences, talk_of
 from kenning.graph.vocabulary import Term, Vocabulary, load
@@ -322,11 +322,22 @@ def extract_session(db: Database, session_id: str, clock: Clock) -> list[facts.A
     return added
 
 
+def _valid_time(text: str) -> str:
+    """A transcript's own time when it reads as ISO, else '' (a malformed time must not cost
+    the session its facts: the fact then starts when it was extracted)."""
+    if not text:
+        return ""
+    try:
+        return to_iso(from_iso(text))
+    except ValueError:
+        return ""
+
+
 def apply(db: Database, clock: Clock, workspace: str, project: str, project_name: str, session_id: str,
           candidates: list[Candidate], *, default_at: str = "", origin: str = "extracted") -> list[facts.AddResult]:
     results: list[facts.AddResult] = []
     for c in candidates:
-        when = c.at or default_at or None
+        when = _valid_time(c.at) or _valid_time(default_at) or None
         if c.end:
             for f in facts.query(db, workspace, project, predicate=c.predicate, direction="out"):
                 if f.current and f.object == load().canonical(c.object) and f.valid_from < (when or "~"):

@@ -60,6 +60,7 @@ _COLUMNS = [
     "recalled",
 ]
 
+
 def _opt_time(value: str | None) -> datetime | None:
     return from_iso(value) if value else None
 
@@ -295,7 +296,7 @@ class SqliteMemoryStore:
         where, params = self._where(flt, "m")
         ranked = memory_search.rank(self.db, where, params, unique, limit)
         if ranked is None:
-            ranked = self._rank_fts(where, params, unique, limit)
+            ranked = memory_search.rank_fts(self.db, where, params, unique, limit)
         score = dict(ranked)
         rows = self.db.query(
             "SELECT m.*, t.text AS t_text, t.reason AS t_reason, t.tags AS t_tags, t.citation AS t_citation"
@@ -309,40 +310,6 @@ class SqliteMemoryStore:
             held = set(f"{r['t_text']} {r['t_reason']} {r['t_tags']} {r['t_citation']}".split())
             hits.append(Hit(_row_to_memory(r), score[r["id"]], frozenset(held & asked)))
         return hits
-
-    def _rank_fts(self, where: str, params: list[object], unique: list[str], limit: int) -> list[tuple[int, float]]:
-        """Rank with FTS5's bm25(), for the queries pruning cannot narrow (see memory_search)."""
-        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in unique)
-        weights = ", ".join(str(w) for w in memory_search.WEIGHTS)
-        # FTS5 computes bm25() for every match whatever the LIMIT, so rank once, generously,
-        # inside FTS (in C), then read the best-ranked ids in chunks, keeping those that pass
-        # the scope and status filter. Only when a big ranked list still leaves too few, rank
-        # again joined with the filter over every match.
-        window = max(limit * 40, 2000)
-        ranked = self.db.query(
-            f"SELECT rowid, bm25(memories_fts, {weights}) FROM memories_fts WHERE memories_fts MATCH ?"
-            " ORDER BY 2 LIMIT ?",
-            [match, window],
-        )
-        score = {r[0]: -float(r[1]) for r in ranked}
-        kept: list[int] = []
-        chunk = max(limit * 4, 100)
-        for start in range(0, len(ranked), chunk):
-            ids = [r[0] for r in ranked[start : start + chunk]]
-            # Only ids here: the scope index covers the filter, so no memory row is read yet.
-            kept += [r[0] for r in self.db.query(f"SELECT m.id FROM memories m WHERE m.id IN ({_in(ids)}) AND {where}",
-                                                 [*ids, *params])]  # fmt: skip
-            if len(kept) >= limit:
-                break
-        if len(kept) < limit and len(ranked) == window:
-            rows = self.db.query(
-                f"SELECT m.id, bm25(memories_fts, {weights}) AS score FROM memories_fts"
-                f" JOIN memories m ON m.id = memories_fts.rowid"
-                f" WHERE memories_fts MATCH ? AND {where} ORDER BY score, m.id LIMIT ?",
-                [match, *params, limit],
-            )
-            return [(r[0], -float(r[1])) for r in rows]
-        return sorted(((i, score[i]) for i in kept), key=lambda s: (-s[1], s[0]))[:limit]
 
     def doc_freq(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
         unique = sorted(set(terms))

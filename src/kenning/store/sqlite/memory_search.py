@@ -22,9 +22,10 @@ candidates grow past ``MAX_CANDIDATES`` the caller ranks with FTS5's ``bm25()`` 
 
 from __future__ import annotations
 
+import bisect
 import math
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from kenning.store.sqlite.db import Database
@@ -34,9 +35,9 @@ B = 0.75
 # Column weights: the sentence counts most (text, reason, tags, citation).
 WEIGHTS = (4.0, 1.0, 2.0, 1.0)
 # Past this many rows a round is cheaper in FTS5's C bm25() than scored here in Python.
-MAX_CANDIDATES = 2500
-# Larger boolean expressions cost FTS5 more than they save.
-MAX_PHRASES = 40
+MAX_CANDIDATES = 6000
+# Past this many FTS5 statements a round costs more than ranking every match.
+MAX_STATEMENTS = 24
 ROUNDS = 8
 # The first bar, as a share of the best any row could score, and how it falls per round.
 START = 0.8
@@ -101,7 +102,8 @@ def backfill(conn: sqlite3.Connection) -> None:
     )
     if count:
         conn.executemany(
-            "INSERT INTO memory_index_totals (name, value) VALUES (?, ?)", [("docs", count), ("tokens", tokens)]
+            "INSERT INTO memory_index_totals (name, value) VALUES (?, ?)",
+            [("docs", count), ("tokens", tokens)],
         )
 
 
@@ -118,7 +120,8 @@ def term_stats(db: Database, terms: Sequence[str]) -> TermStats:
     totals = {r[0]: int(r[1]) for r in db.query("SELECT name, value FROM memory_index_totals")}
     docs = max(0, totals.get("docs", 0))
     rows = db.query(
-        f"SELECT term, docs, max_freq, min_len FROM memory_term_stats WHERE term IN ({_in(terms)})", list(terms)
+        f"SELECT term, docs, max_freq, min_len FROM memory_term_stats WHERE term IN ({_in(terms)})",
+        list(terms),
     )
     return TermStats(
         docs=docs,
@@ -148,31 +151,71 @@ def _phrase(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-def _above(order: list[str], ub: dict[str, float], tau: float) -> tuple[str, int] | None:
-    """An FTS5 expression matching the rows whose held terms S have ub(S) > tau, and its
-    number of phrases; None when no row can. ``order`` lists the terms by ub, highest first."""
+def _statements(order: list[str], ub: dict[str, float], lo: float, hi: float) -> list[str] | None:
+    """FTS5 expressions for the rows whose held query terms S have ``lo < ub(S) <= hi``: one
+    per class of rows, the classes disjoint. None when they would be more than MAX_STATEMENTS.
+
+    Each expression names every query term once: among the terms a row must hold (AND), in
+    one group of which it holds at least one (OR), or among those it must not hold (NOT). For
+    that shape FTS5's bm25() counts every query term the row holds, so the score is the full
+    BM25, as ranking the plain OR would give. (In an OR of ANDs a term the row holds can be
+    skipped by an AND that failed, and would not count: hence the shape.)"""
     suffix = [0.0] * (len(order) + 1)
     for i in range(len(order) - 1, -1, -1):
         suffix[i] = suffix[i + 1] + ub[order[i]]
+    out: list[str] = []
 
-    # Recursion over "holds order[i] or not": the tree stays small because the best terms
-    # come first and a branch ends as soon as it can or cannot reach tau.
-    def build(i: int, need: float) -> tuple[str, int] | None:
-        if i == len(order) or suffix[i] <= need:
-            return None
-        term = _phrase(order[i])
-        rest = need - ub[order[i]]
-        if rest < 0:
-            holding: tuple[str, int] | None = (term, 1)
-        else:
-            tail = build(i + 1, rest)
-            holding = (f"{term} AND ({tail[0]})", tail[1] + 1) if tail else None
-        without = build(i + 1, need)
-        if holding and without:
-            return f"({holding[0]}) OR ({without[0]})", holding[1] + without[1]
-        return holding or without
+    def emit(held: list[str], group: list[str], absent: list[str]) -> None:
+        positive = [_phrase(t) for t in held]
+        if group:
+            positive.append("(" + " OR ".join(_phrase(t) for t in group) + ")")
+        if not positive:
+            return  # a row holding no query term never matches
+        expression = " AND ".join(positive)
+        if absent:
+            expression = f"({expression}) NOT ({' OR '.join(_phrase(t) for t in absent)})"
+        out.append(expression)
 
-    return build(0, tau)
+    def walk(i: int, lo: float, hi: float, held: list[str], absent: list[str]) -> None:
+        rest = order[i:]
+        if len(out) > MAX_STATEMENTS or suffix[i] <= lo or hi < 0:
+            return  # no subset of the rest lands in the band
+        empty_fits = lo < 0 <= hi
+        if not rest:
+            if empty_fits:
+                emit(held, [], absent)
+            return
+        smallest = min(ub[t] for t in rest)
+        if smallest > lo and suffix[i] <= hi:  # every non-empty subset fits
+            emit(held, rest, absent)
+            if empty_fits:
+                emit(held, [], absent + rest)
+            return
+        if empty_fits and smallest > hi:  # only the empty subset fits
+            emit(held, [], absent + rest)
+            return
+        walk(i + 1, lo - ub[order[i]], hi - ub[order[i]], [*held, order[i]], absent)
+        walk(i + 1, lo, hi, held, [*absent, order[i]])
+
+    walk(0, lo, hi, [], [])
+    return out if len(out) <= MAX_STATEMENTS else None
+
+
+def _snapper(order: list[str], ub: dict[str, float]) -> Callable[[float], float]:
+    """Lower a bar to the highest sum of bounds ``ub(S)`` not above it. Rows are fetched when
+    their ub(S) exceeds the bar, so both bars fetch the same rows, and the lower one lets a
+    round end sooner (its k-th best need only reach the lower bar)."""
+    if len(order) > 10:
+        return lambda tau: tau
+    sums = {0.0}
+    for t in order:
+        sums |= {s + ub[t] for s in sums}
+    levels = sorted(sums)
+
+    def snap(tau: float) -> float:
+        return levels[max(0, bisect.bisect_right(levels, tau) - 1)]
+
+    return snap
 
 
 def rank(
@@ -186,43 +229,90 @@ def rank(
         # One term: every row holding it is a candidate, nothing to prune.
         return None if present else []
     weights = {t: idf(stats.docs, stats.df[t]) for t in present}
-    ub = {
-        t: weights[t] * _tf_part(stats.max_freq[t], stats.min_len[t], stats.avgdl) * SLACK for t in present
-    }
+    ub = {t: weights[t] * _tf_part(stats.max_freq[t], stats.min_len[t], stats.avgdl) * SLACK for t in present}
     order = sorted(present, key=lambda t: (-ub[t], t))
     scores: dict[int, float] = {}  # every row fetched, in the filter or not
     allowed: dict[int, bool] = {}  # the filter's verdict, asked only for the best-scored rows
     best: list[tuple[int, float]] = []
-    tau = START * sum(ub.values())
+    snap = _snapper(order, ub)
+    proposed = START * sum(ub.values())
+    tau = snap(proposed)
+    weights_sql = ", ".join(str(w) for w in WEIGHTS)
+    upper = math.inf
     for round_no in range(ROUNDS):
         if round_no == ROUNDS - 1:
             tau = 0.0
-        expression = _above(order, ub, tau)
-        if expression is not None:
-            if expression[1] > MAX_PHRASES:
-                return None
-            ids = [
-                r[0]
-                for r in db.query(
-                    "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?",
-                    [expression[0], MAX_CANDIDATES + 1],
+        # Each round fetches the band of rows between this bar and the last one (a hair
+        # above it, so that rounding cannot leave a row out of both).
+        statements = _statements(order, ub, tau, upper)
+        if statements is None:
+            return None
+        upper = tau + 1e-9 * (1.0 + tau)
+        if statements:
+            room = MAX_CANDIDATES - len(scores)
+            rows = db.query(
+                " UNION ALL ".join(
+                    f"SELECT rowid, bm25(memories_fts, {weights_sql}) FROM memories_fts WHERE memories_fts MATCH ?"
+                    for _ in statements
                 )
-            ]
-            if len(ids) > MAX_CANDIDATES:
+                + " LIMIT ?",
+                [*statements, room + 1],
+            )
+            if len(rows) > room:
                 return None
-            fresh = [i for i in ids if i not in scores]
-            scores.update(_score(db, fresh, present, weights, stats.avgdl))
+            for rowid, score in rows:
+                scores.setdefault(rowid, -score)
             best = _best_allowed(db, where, params, scores, allowed, limit)
         if len(best) >= limit:
             kth = best[-1][1]
             if kth >= tau:
                 return best
-            tau = kth  # the next round fetches every row that could beat it, and ends
+            tau = snap(kth)  # the next round fetches every row that could beat it, and ends
         elif tau == 0.0:
             return best  # every matching row was scored
         else:
-            tau *= STEP
+            # Lower the bar geometrically, to the next level that lets in more rows.
+            while snap(proposed) >= tau and proposed > 1e-12:
+                proposed *= STEP
+            tau = snap(proposed) if proposed > 1e-12 else 0.0
     return None
+
+
+def rank_fts(
+    db: Database, where: str, params: Sequence[object], unique: Sequence[str], limit: int
+) -> list[tuple[int, float]]:
+    """Rank with FTS5's bm25(): for one term, and for the queries pruning cannot narrow."""
+    match = " OR ".join('"' + t.replace('"', '""') + '"' for t in unique)
+    weights = ", ".join(str(w) for w in WEIGHTS)
+    # FTS5 computes bm25() for every match whatever the LIMIT, so rank once, generously,
+    # inside FTS (in C), then read the best-ranked ids in chunks, keeping those that pass
+    # the scope and status filter. Only when a big ranked list still leaves too few, rank
+    # again joined with the filter over every match.
+    window = max(limit * 40, 2000)
+    ranked = db.query(
+        f"SELECT rowid, bm25(memories_fts, {weights}) FROM memories_fts WHERE memories_fts MATCH ?"
+        " ORDER BY 2 LIMIT ?",
+        [match, window],
+    )
+    score = {r[0]: -float(r[1]) for r in ranked}
+    kept: list[int] = []
+    chunk = max(limit * 4, 100)
+    for start in range(0, len(ranked), chunk):
+        ids = [r[0] for r in ranked[start : start + chunk]]
+        # Only ids here: the scope index covers the filter, so no memory row is read yet.
+        kept += [r[0] for r in db.query(f"SELECT m.id FROM memories m WHERE m.id IN ({_in(ids)}) AND {where}",
+                                             [*ids, *params])]  # fmt: skip
+        if len(kept) >= limit:
+            break
+    if len(kept) < limit and len(ranked) == window:
+        rows = db.query(
+            f"SELECT m.id, bm25(memories_fts, {weights}) AS score FROM memories_fts"
+            f" JOIN memories m ON m.id = memories_fts.rowid"
+            f" WHERE memories_fts MATCH ? AND {where} ORDER BY score, m.id LIMIT ?",
+            [match, *params, limit],
+        )
+        return [(r[0], -float(r[1])) for r in rows]
+    return sorted(((i, score[i]) for i in kept), key=lambda s: (-s[1], s[0]))[:limit]
 
 
 def _best_allowed(
@@ -248,35 +338,3 @@ def _best_allowed(
         if len(best) >= limit:
             return best[:limit]
     return best
-
-
-def _score(
-    db: Database, ids: list[int], present: list[str], weights: dict[str, float], avgdl: float
-) -> Iterable[tuple[int, float]]:
-    # Scored here rather than in SQL: counting terms with replace() in SQL is slower still.
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        rows = db.query(
-            f"SELECT id, text, reason, tags, citation FROM memory_terms WHERE id IN ({_in(chunk)})", chunk
-        )
-        w_text, w_reason, w_tags, w_citation = WEIGHTS
-        for row_id, text, reason, tags, citation in rows:
-            t_text, t_reason, t_tags, t_citation = text.split(), reason.split(), tags.split(), citation.split()
-            length = len(t_text) + len(t_reason) + len(t_tags) + len(t_citation)
-            norm = K1 * (1 - B + B * length / avgdl)
-            score = 0.0
-            # Summed in term order, as FTS5 sums its phrases; the arithmetic is _tf_part's. A
-            # substring test comes first: cheap, and usually false.
-            for t in present:
-                f = 0.0
-                if t in text:
-                    f += w_text * t_text.count(t)
-                if t in reason:
-                    f += w_reason * t_reason.count(t)
-                if t in tags:
-                    f += w_tags * t_tags.count(t)
-                if t in citation:
-                    f += w_citation * t_citation.count(t)
-                if f:
-                    score += weights[t] * ((f * (K1 + 1.0)) / (f + norm))
-            yield row_id, score
