@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from kenning.capture.events import Event, ReadResult, SourceFile, ToolCall, short
-from kenning.capture.sources.jsonl import iter_records
+from kenning.capture.sources.jsonl import read_appended
 
 TOOL = "codex"
 _SCAFFOLD = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<permissions instructions>",
@@ -130,7 +130,4 @@ def parse(records: list[tuple[int, dict[str, Any]]], path: Path, context: dict[s
 
 
 def read(source: SourceFile, offset: int, context: dict[str, Any]) -> ReadResult:
-    records, new_offset, bad = iter_records(source.path, offset)
-    ctx = dict(context)
-    events = parse(records, source.path, ctx)
-    return ReadResult(events, new_offset, ctx, skipped_lines=bad)
+    return read_appended(source, offset, context, parse)

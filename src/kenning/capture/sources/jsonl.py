@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import orjson
+
+from kenning.capture.events import Event, ReadResult, SourceFile
+
+Parser = Callable[[list[tuple[int, dict[str, Any]]], Path, dict[str, Any]], list[Event]]
 
 # Read in bounded blocks so a 300 MB transcript never sits in memory at once.
 BLOCK = 8 * 1024 * 1024
@@ -63,3 +67,11 @@ def iter_all(path: Path) -> Iterator[dict[str, Any]]:
         if new_offset == offset:
             return
         offset = new_offset
+
+
+def read_appended(source: SourceFile, offset: int, context: dict[str, Any], parse: Parser) -> ReadResult:
+    """The records appended since ``offset``, parsed by a source's ``parse`` with a copy of its
+    carried context (so a failed read leaves the caller's context untouched)."""
+    records, new_offset, bad = iter_records(source.path, offset)
+    ctx = dict(context)
+    return ReadResult(parse(records, source.path, ctx), new_offset, ctx, skipped_lines=bad)

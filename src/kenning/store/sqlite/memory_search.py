@@ -1,10 +1,10 @@
 """Ranked search over memories for the SQLite store: Okapi BM25 with exact top-k pruning.
 
 FTS5's ``bm25()`` is computed for every row that matches, with no top-k pruning: at 100k
-memories a query of a few common words matches ~20k rows and ranking them dominates recall.
-Matching alone is cheap in FTS5 (it merges doclists in C), so :func:`rank` asks FTS5 only for
-the rows that *could* reach the top ``limit`` and scores those here, from the stemmed fields
-(``memory_terms``) and the term statistics kept in ``memory_term_stats`` (migration m002).
+memories a query of a few common words matches ~20k rows and ranking them dominated recall.
+:func:`rank` asks FTS5 only for the rows that *could* reach the top ``limit``, in statements
+shaped so that FTS5's ``bm25()`` still gives their full score (see :func:`_statements`), with
+the term statistics kept in ``memory_term_stats`` (migration m002).
 
 Why the pruning is exact. For a query term t, a memory's BM25 part is
 ``idf(t) * g(f, D)`` with ``g(f, D) = f (k1+1) / (f + k1 (1 - b + b D / avgdl))``, growing in
@@ -12,12 +12,12 @@ the weighted frequency f and shrinking in the length D. The stats keep, per term
 f and the shortest D ever indexed with it (never tightened when a memory changes, so they stay
 bounds), hence ``ub(t) = idf(t) * g(max_freq, min_len)`` bounds that part for every memory. A
 memory holding the set S of query terms scores below ``ub(S) = sum(ub(t) for t in S)``. Each
-round asks FTS5 for the memories whose held set has ``ub(S) > tau`` (a boolean expression over
-the terms), scores them exactly and keeps those passing the filter; once ``limit`` of them
-score at least ``tau``, every memory never fetched has ``ub(S) <= tau`` and so scores strictly
-less than the k-th best: it cannot be in the top k. Otherwise tau is lowered (to the k-th best
-found when there is one, which makes the next round final) and the round repeats. When the
-candidates grow past ``MAX_CANDIDATES`` the caller ranks with FTS5's ``bm25()`` instead.
+round fetches the memories whose ``ub(S)`` lies between a bar tau and the previous bar, and
+keeps the best of them that pass the filter; once ``limit`` of those score at least tau,
+every memory never fetched has ``ub(S) <= tau`` and so scores strictly less than the k-th
+best: it cannot be in the top k. Otherwise tau is lowered (to the k-th best found when there
+is one, which makes the next round the last) and the round repeats. When the candidates grow
+past ``MAX_CANDIDATES`` the caller ranks every match with ``bm25()`` instead (:func:`rank_fts`).
 """
 
 from __future__ import annotations
@@ -34,8 +34,10 @@ K1 = 1.2
 B = 0.75
 # Column weights: the sentence counts most (text, reason, tags, citation).
 WEIGHTS = (4.0, 1.0, 2.0, 1.0)
-# Past this many rows a round is cheaper in FTS5's C bm25() than scored here in Python.
+# Past this many candidate rows, ranking every match at once costs less than the rounds.
 MAX_CANDIDATES = 6000
+# Below this many postings of the query's terms, every match is ranked at once.
+RANK_ALL_BELOW = 2000
 # Past this many FTS5 statements a round costs more than ranking every match.
 MAX_STATEMENTS = 24
 ROUNDS = 8
@@ -225,10 +227,15 @@ def rank(
     best first, ties by id; None when pruning would not pay (rank with FTS5 instead)."""
     stats = term_stats(db, terms)
     present = sorted(t for t in terms if stats.df.get(t, 0) > 0)
-    if len(present) < 2 or not stats.docs or stats.avgdl <= 0:
-        # One term: every row holding it is a candidate, nothing to prune.
-        return None if present else []
+    if not present:
+        return []
+    if len(present) < 2 or sum(stats.df[t] for t in present) <= RANK_ALL_BELOW or stats.avgdl <= 0:
+        # One term: every row holding it is a candidate, nothing to prune. Few matches: ranking
+        # them all at once costs less than the rounds.
+        return None
     weights = {t: idf(stats.docs, stats.df[t]) for t in present}
+    # The statistics split the stored fields on spaces, FTS5 tokenizes them: both see the
+    # same terms, since the fields are stemmed words joined by single spaces (index_text).
     ub = {t: weights[t] * _tf_part(stats.max_freq[t], stats.min_len[t], stats.avgdl) * SLACK for t in present}
     order = sorted(present, key=lambda t: (-ub[t], t))
     scores: dict[int, float] = {}  # every row fetched, in the filter or not
