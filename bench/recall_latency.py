@@ -334,8 +334,8 @@ def write_table(rows: list[Row], command: str, where: str) -> str:
         "query's. FTS5 computes bm25() for every match of the query's words (it has no top-k pruning), "
         "so the baseline grows with the store. Recall leaves out of the index query the common terms no "
         "result needs, and the store asks FTS5 only for the rows whose best possible BM25 can reach the "
-        "top k and scores those itself, exactly; it falls back to bm25() when that set is large "
-        "(see docs/store.md).",
+        "top k, in statements shaped so that bm25() still gives their full score, so the top k is exact; "
+        "it ranks every match when that set is large (see docs/store.md).",
     ]
     return "\n".join(lines) + "\n"
 

@@ -12,11 +12,13 @@ from typing import TYPE_CHECKING
 from kenning.context.common import (
     RECALL_LINE,
     clip,
+    fit_waiting,
     open_parts,
     others_parts,
     rule_lines,
     scope_line,
     section,
+    waiting_lines,
 )
 from kenning.core import work
 
@@ -29,20 +31,20 @@ LIMIT = 1500
 
 
 def build(core: Core, place: Place, session: SessionRow | None = None, *, holdout: bool = False) -> str:
-    lines = [f"kenning · {scope_line(place)}"]
+    head = [f"kenning · {scope_line(place)}"]
     goal = work.goal(core, place) if place.branch else ""
     if goal:
-        lines.append(clip(f"Goal: {goal}", 300))
-    for title, parts, room in (("Open", open_parts(core, place), 400), ("Others", others_parts(core, place, session), 350)):
-        text = section(title, parts, room)
-        if text:
-            lines.append(text)
+        head.append(clip(f"Goal: {goal}", 300))
+    others = section("Others", others_parts(core, place, session), 350)
     rules = rule_lines(core, place)
-    if rules:
-        lines.append("Rules:")
-        lines.extend(f"- {r}" for r in rules)
+    rest = ([others] if others else []) + (["Rules:", *(f"- {r}" for r in rules)] if rules else [])
+
+    def compose(open_line: str) -> list[str]:
+        return head + ([open_line] if open_line else []) + rest
+
     tail = [] if holdout else [RECALL_LINE]
-    return fit(lines, tail, LIMIT)
+    open_line = section("Open", open_parts(core, place), 400)
+    return fit(fit_waiting(compose, open_line, waiting_lines(core, place), tail, LIMIT), tail, LIMIT)
 
 
 def fit(lines: list[str], tail: list[str], limit: int) -> str:

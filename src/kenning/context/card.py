@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kenning.context.brief import fit
-from kenning.context.common import clip, open_parts, others_parts, rule_lines, section
+from kenning.context.common import clip, fit_waiting, open_parts, others_parts, rule_lines, section, waiting_lines
 from kenning.core.lessons import cited_path, names_file
 from kenning.core.lifecycle import in_recall_pool
 from kenning.core.render import memory_line
@@ -95,26 +95,32 @@ def choose(core: Core, place: Place, task: TaskRow) -> list[Memory]:
 
 def build(core: Core, place: Place, task: TaskRow, session: SessionRow | None = None) -> str:
     branch = place.branch or task.branch or "no branch"
-    lines = [f"kenning task #{task.id}: {clip(task.title, 200)}"]
+    head = [f"kenning task #{task.id}: {clip(task.title, 200)}"]
     if task.goal:
-        lines.append(clip(f"Goal: {task.goal}", 900))
-    lines.append(f"Project {place.name or place.project} · branch {branch}")
-    for title, parts in (("Open", open_parts(core, place)), ("Others", others_parts(core, place, session))):
-        if parts:
-            lines.append(section(title, parts, 450))
+        head.append(clip(f"Goal: {task.goal}", 900))
+    head.append(f"Project {place.name or place.project} · branch {branch}")
+    rest = []
+    others = others_parts(core, place, session)
+    if others:
+        rest.append(section("Others", others, 450))
     names = connected(core)
     if names:
-        lines.append(clip("Connected: " + ", ".join(names), 300))
+        rest.append(clip("Connected: " + ", ".join(names), 300))
     rules = rule_lines(core, place)
     if rules:
-        lines.append("Rules:")
-        lines.extend(f"- {r}" for r in rules)
+        rest.append("Rules:")
+        rest.extend(f"- {r}" for r in rules)
     memories = choose(core, place, task)
     if memories:
-        lines.append("Memory:")
-        lines.extend(f"- {memory_line(m)}" for m in memories)
+        rest.append("Memory:")
+        rest.extend(f"- {memory_line(m)}" for m in memories)
+
+    def compose(open_line: str) -> list[str]:
+        return head + ([open_line] if open_line else []) + rest
+
     tail = ["For more, call `recall` with what you need in your own words."]
-    return fit(lines, tail, LIMIT)
+    open_line = section("Open", open_parts(core, place), 450)
+    return fit(fit_waiting(compose, open_line, waiting_lines(core, place), tail, LIMIT), tail, LIMIT)
 
 
 def cwd_of(task: TaskRow) -> str:

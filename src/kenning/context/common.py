@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import shutil
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from kenning import gitinfo
-from kenning.core import rules, work
+from kenning.core import rules, waiting, work
 
 if TYPE_CHECKING:
     from kenning.core.scopes import Place
@@ -48,12 +48,38 @@ def parked_branches(core: Core, place: Place) -> list[str]:
     return sorted(found)
 
 
-def gh_lines(place: Place) -> list[str]:
-    """Pull requests and issues waiting on you, where `gh` is installed. A hook may not use the
-    network, so only what `kenning open --gh` cached is read; without `gh` this is skipped."""
-    if shutil.which("gh") is None:
+MAX_WAITING = 3
+# What most needs you first: a review asked of you, then your own work that came back.
+_RANK = {"review requested": 0, "changes requested": 1, "approved": 2, "": 3}
+
+
+def waiting_lines(core: Core, place: Place) -> list[str]:
+    """Pull requests and issues waiting on you, from what `kenning refresh` last read through
+    `gh` (a hook uses no network): none without gh, none older than 24 hours."""
+    if place.root is None:
         return []
-    return []
+    items = sorted(waiting.cached(core, place.project), key=lambda i: _RANK.get(i.why, 4))
+    return [clip(i.line, 90) for i in items]
+
+
+def with_waiting(open_line: str, items: list[str], count: int) -> str:
+    """The Open line with the first ``count`` waiting items at its end."""
+    if count <= 0 or not items:
+        return open_line
+    more = f" (+{len(items) - count} more on GitHub)" if len(items) > count else ""
+    text = "; ".join(items[:count]) + more
+    return f"{open_line} | {text}" if open_line else f"Open: {text}"
+
+
+def fit_waiting(compose: Callable[[str], list[str]], open_line: str, items: list[str], tail: list[str],
+                limit: int) -> list[str]:  # fmt: skip
+    """The body with as many waiting items (at most 3) as keep it and ``tail`` within
+    ``limit``: the list is trimmed, never another section."""
+    for count in range(min(len(items), MAX_WAITING), 0, -1):
+        lines = compose(with_waiting(open_line, items, count))
+        if len("\n".join(lines + tail)) <= limit:
+            return lines
+    return compose(open_line)
 
 
 def open_parts(core: Core, place: Place) -> list[str]:
@@ -64,7 +90,6 @@ def open_parts(core: Core, place: Place) -> list[str]:
     tasks = [t for t in work.tasks(core, place) if t.status == "open"]
     if tasks:
         parts.append("tasks: " + "; ".join(f"#{t.id} {clip(t.title, 60)}" for t in tasks[:3]))
-    parts.extend(gh_lines(place))
     if work.is_trunk(place.branch):
         parked = parked_branches(core, place)
         if parked:

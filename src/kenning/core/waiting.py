@@ -1,0 +1,78 @@
+"""Pull requests and issues waiting on you, cached per project for the brief and the card.
+
+A hook may not use the network, so ``gh`` is run by ``kenning refresh`` (and the hourly
+outcomes check) and what it said is kept in ``meta`` under ``gh.waiting.<project key>`` with
+the time it was read. A failed read keeps the previous list; a list older than 24 hours is
+never shown.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from kenning import ghinfo, gitinfo
+from kenning.clock import from_iso, to_iso
+
+if TYPE_CHECKING:
+    from kenning.core.service import Core
+
+MAX_AGE = timedelta(hours=24)
+KEPT = 20  # items cached per project; the brief shows a few of them
+NOT_SIGNED_IN = "gh is not installed or not signed in"
+FAILED = "gh failed; the previous list is kept"
+
+
+@dataclass
+class WaitingReport:
+    project: str
+    items: list[ghinfo.Waiting] = field(default_factory=list)
+    skipped: str = ""  # why nothing was read ("" when gh answered)
+
+
+def cache_key(project: str) -> str:
+    return f"gh.waiting.{project}"
+
+
+def save(core: Core, project: str, items: list[ghinfo.Waiting]) -> None:
+    from kenning.redact import redact  # on write only: secrets never reach storage
+
+    rows = [{"kind": i.kind, "number": i.number, "title": redact(i.title), "url": i.url, "why": i.why}
+            for i in items[:KEPT]]  # fmt: skip
+    core.store.set_meta(cache_key(project), json.dumps({"read_at": to_iso(core.now()), "items": rows}))
+
+
+def cached(core: Core, project: str) -> list[ghinfo.Waiting]:
+    """The cached list, or [] when there is none, it is unreadable or older than 24 hours."""
+    raw = core.store.get_meta(cache_key(project))
+    if not raw:
+        return []
+    try:
+        data = json.loads(raw)
+        if core.now() - from_iso(str(data["read_at"])) > MAX_AGE:
+            return []
+        rows = data["items"]
+        return [ghinfo.Waiting(str(r["kind"]), int(r["number"]), str(r["title"]), str(r.get("url") or ""),
+                               str(r.get("why") or "")) for r in rows]  # fmt: skip
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return []
+
+
+def refresh(core: Core, cwd: Path | str, *, gh: ghinfo.GhClient | None | bool = True) -> WaitingReport:
+    """Ask ``gh`` what waits on you in the project at ``cwd`` and cache it. ``gh=True`` uses gh
+    when it is installed and signed in; pass a client (tests), or None/False to skip."""
+    info = gitinfo.project_for(cwd)
+    if info.kind != "project" or info.root is None:
+        return WaitingReport(info.key, skipped="not a git repository")
+    project = core.place(info.root).project
+    client = ghinfo.GhClient.detect(info.root) if gh is True else (gh or None)
+    if client is None:
+        return WaitingReport(project, skipped=NOT_SIGNED_IN)
+    items = client.waiting()
+    if items is None:
+        return WaitingReport(project, skipped=FAILED)
+    save(core, project, items)
+    return WaitingReport(project, items)
