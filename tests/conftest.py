@@ -26,6 +26,8 @@ def pytest_report_header() -> str:
 def kenning_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "kenning-home"
     monkeypatch.setenv("KENNING_HOME", str(home))
+    # Hooks started by tests do not leave refresh processes behind; one test turns it on.
+    monkeypatch.setenv("KENNING_BACKGROUND", "off")
     return home
 
 

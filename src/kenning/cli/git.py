@@ -1,4 +1,4 @@
-"""Git awareness commands: refresh (parked work + citations), outcomes check, health."""
+"""Git awareness commands: refresh (parked work, citations, what waits on you in gh), outcomes check, health."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import click
 from kenning.cli.common import core_of, json_option
 from kenning.cli.context import CliContext, emit_json, pass_ctx
 from kenning.clock import to_iso
-from kenning.core import citations, outcomes, parked
+from kenning.core import citations, outcomes, parked, waiting
 from kenning.core.health import health
 
 _CWD = click.option(
@@ -28,16 +28,22 @@ def _folder(cwd: Path | None) -> Path:
 @json_option
 @pass_ctx
 def refresh_cmd(ctx: CliContext, cwd: Path | None, as_json: bool) -> None:
-    """Re-read git: parked work on every branch, and every citation of this project."""
+    """Re-read git: parked work on every branch, every citation of this project, and (where gh
+    is installed and signed in) the pull requests and issues waiting on you, for the brief."""
     core = core_of(ctx)
     report = parked.refresh(core, _folder(cwd))
     sweeps = citations.check_all(core, report.project) if report.project != "personal" else []
+    gh = waiting.refresh(core, _folder(cwd)) if report.project != "personal" else None
     if as_json:
         emit_json({
             "project": report.project, "written": report.written, "unchanged": report.unchanged,
             "retired": report.retired, "skipped": report.skipped,
             "citations": [{"scope": s.scope, "checked": s.checked, "not_judged": s.not_judged,
                            "changed": {k: v.value for k, v in s.changed.items()}} for s in sweeps],
+            "waiting": None if gh is None else {
+                "read": not gh.skipped, "skipped": gh.skipped,
+                "items": [{"kind": i.kind, "number": i.number, "title": i.title, "url": i.url, "why": i.why}
+                          for i in gh.items]},
         })  # fmt: skip
         return
     for why in report.skipped:
@@ -55,6 +61,17 @@ def refresh_cmd(ctx: CliContext, cwd: Path | None, as_json: bool) -> None:
         click.echo(f"citations: {sweep.checked} checked, {len(sweep.changed)} moved")
         for ref, state in sweep.changed.items():
             click.echo(f"  {ref} now {state.value}")
+    if gh is not None:
+        _echo_waiting(gh)
+
+
+def _echo_waiting(gh: waiting.WaitingReport) -> None:
+    if gh.skipped:
+        click.echo(f"waiting on you: skipped ({gh.skipped})")
+        return
+    click.echo(f"waiting on you: {len(gh.items)} pull requests and issues (shown in the brief for 24 hours)")
+    for item in gh.items:
+        click.echo(f"  {item.line}")
 
 
 @click.group("outcomes")

@@ -15,7 +15,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kenning.context.brief import fit
-from kenning.context.common import clip, fit_waiting, open_parts, others_parts, rule_lines, section, waiting_lines
+from kenning.context.common import (
+    clip,
+    fit_waiting,
+    open_parts,
+    others_parts,
+    rule_lines,
+    section,
+    waiting_lines,
+)
 from kenning.core.lessons import cited_path, names_file
 from kenning.core.lifecycle import in_recall_pool
 from kenning.core.render import memory_line
@@ -99,7 +107,7 @@ def build(core: Core, place: Place, task: TaskRow, session: SessionRow | None = 
     if task.goal:
         head.append(clip(f"Goal: {task.goal}", 900))
     head.append(f"Project {place.name or place.project} · branch {branch}")
-    rest = []
+    rest: list[str] = []
     others = others_parts(core, place, session)
     if others:
         rest.append(section("Others", others, 450))

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from kenning import gitinfo
-from kenning.core import rules, waiting, work
+from kenning.core import rules, work
 
 if TYPE_CHECKING:
     from kenning.core.scopes import Place
@@ -58,6 +58,8 @@ def waiting_lines(core: Core, place: Place) -> list[str]:
     `gh` (a hook uses no network): none without gh, none older than 24 hours."""
     if place.root is None:
         return []
+    from kenning.core import waiting  # only the start hook needs it, not every prompt
+
     items = sorted(waiting.cached(core, place.project), key=lambda i: _RANK.get(i.why, 4))
     return [clip(i.line, 90) for i in items]
 

@@ -218,8 +218,9 @@ def last_run_key(core: Core, project: str) -> str:
 
 
 def maybe_check_outcomes(core: Core, project: Path | str) -> OutcomeReport | None:
-    """Run :func:`check` for the project at ``project`` (a working folder) at most hourly;
-    the time of the last run lives in ``meta``. Best effort: never raises."""
+    """Run :func:`check` for the project at ``project`` (a working folder) at most hourly, and
+    with it the cache of what waits on you in gh (:mod:`kenning.core.waiting`); the time of
+    the last run lives in ``meta``. Best effort: never raises."""
     try:
         info = gitinfo.project_for(project)
         if info.kind != "project":
@@ -229,6 +230,12 @@ def maybe_check_outcomes(core: Core, project: Path | str) -> OutcomeReport | Non
         if last and now - from_iso(last) < CHECK_EVERY:
             return None
         core.store.set_meta(key, to_iso(now))
-        return check(core, project)
+        client = gh_mod.GhClient.detect(info.root) if info.root is not None else None
+        report = check(core, project, gh=client or False)
+        if client is not None:  # gh is asked anyway: refresh what waits on you in the same pass
+            from kenning.core import waiting
+
+            waiting.refresh(core, project, gh=client)
+        return report
     except (gitinfo.GitError, OSError):
         return None

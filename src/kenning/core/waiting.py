@@ -9,28 +9,41 @@ never shown.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kenning import ghinfo, gitinfo
+from kenning import gitinfo
 from kenning.clock import from_iso, to_iso
 
 if TYPE_CHECKING:
+    from kenning import ghinfo
     from kenning.core.service import Core
 
 MAX_AGE = timedelta(hours=24)
-KEPT = 20  # items cached per project; the brief shows a few of them
+KEPT = 60  # items cached per project (3 calls of up to 20); the brief shows a few
 NOT_SIGNED_IN = "gh is not installed or not signed in"
 FAILED = "gh failed; the previous list is kept"
 
 
-@dataclass
+# Plain classes (a dataclass costs ~1.5 ms to define) and ghinfo imported only to refresh:
+# the start hook imports this module just to read the cache.
+class Cached:
+    __slots__ = ("kind", "number", "title", "url", "why")
+
+    def __init__(self, kind: str, number: int, title: str, url: str, why: str) -> None:
+        self.kind, self.number, self.title, self.url, self.why = kind, number, title, url, why  # kind: PR or issue
+
+    @property
+    def line(self) -> str:
+        return f"{self.kind} #{self.number} {self.title}" + (f" ({self.why})" if self.why else "")
+
+
 class WaitingReport:
-    project: str
-    items: list[ghinfo.Waiting] = field(default_factory=list)
-    skipped: str = ""  # why nothing was read ("" when gh answered)
+    __slots__ = ("project", "items", "skipped")
+
+    def __init__(self, project: str, items: list[ghinfo.Waiting], skipped: str) -> None:
+        self.project, self.items, self.skipped = project, items, skipped  # skipped: why nothing was read
 
 
 def cache_key(project: str) -> str:
@@ -45,7 +58,7 @@ def save(core: Core, project: str, items: list[ghinfo.Waiting]) -> None:
     core.store.set_meta(cache_key(project), json.dumps({"read_at": to_iso(core.now()), "items": rows}))
 
 
-def cached(core: Core, project: str) -> list[ghinfo.Waiting]:
+def cached(core: Core, project: str) -> list[Cached]:
     """The cached list, or [] when there is none, it is unreadable or older than 24 hours."""
     raw = core.store.get_meta(cache_key(project))
     if not raw:
@@ -55,8 +68,8 @@ def cached(core: Core, project: str) -> list[ghinfo.Waiting]:
         if core.now() - from_iso(str(data["read_at"])) > MAX_AGE:
             return []
         rows = data["items"]
-        return [ghinfo.Waiting(str(r["kind"]), int(r["number"]), str(r["title"]), str(r.get("url") or ""),
-                               str(r.get("why") or "")) for r in rows]  # fmt: skip
+        return [Cached(str(r["kind"]), int(r["number"]), str(r["title"]), str(r.get("url") or ""),
+                       str(r.get("why") or "")) for r in rows]  # fmt: skip
     except (ValueError, TypeError, KeyError, AttributeError):
         return []
 
@@ -64,15 +77,17 @@ def cached(core: Core, project: str) -> list[ghinfo.Waiting]:
 def refresh(core: Core, cwd: Path | str, *, gh: ghinfo.GhClient | None | bool = True) -> WaitingReport:
     """Ask ``gh`` what waits on you in the project at ``cwd`` and cache it. ``gh=True`` uses gh
     when it is installed and signed in; pass a client (tests), or None/False to skip."""
+    from kenning import ghinfo
+
     info = gitinfo.project_for(cwd)
     if info.kind != "project" or info.root is None:
-        return WaitingReport(info.key, skipped="not a git repository")
+        return WaitingReport(info.key, [], "not a git repository")
     project = core.place(info.root).project
     client = ghinfo.GhClient.detect(info.root) if gh is True else (gh or None)
     if client is None:
-        return WaitingReport(project, skipped=NOT_SIGNED_IN)
+        return WaitingReport(project, [], NOT_SIGNED_IN)
     items = client.waiting()
     if items is None:
-        return WaitingReport(project, skipped=FAILED)
+        return WaitingReport(project, [], FAILED)
     save(core, project, items)
-    return WaitingReport(project, items)
+    return WaitingReport(project, items, "")

@@ -2,7 +2,8 @@
 
 The only hook module that reads the environment: ``KENNING_HOME`` (data folder),
 ``KENNING_WORKSPACE``, and for tests and end-to-end runs only ``KENNING_NOW`` (an ISO time for
-the clock) and ``KENNING_HOLDOUT`` (on|off, forces the session's group).
+the clock), ``KENNING_HOLDOUT`` (on|off, forces the session's group) and
+``KENNING_BACKGROUND`` (off: no start-of-session refresh process).
 
 Process start is the cost on every tool call, so this module imports only the standard
 library and kenning's small hook modules up front; the core is imported only when the
@@ -28,6 +29,10 @@ if TYPE_CHECKING:
     Env = Mapping[str, str]
 
 MARKERS = "hook-state"
+# A session start refreshes git-derived memory (parked work, citations, hourly outcomes) in a
+# detached process: it takes ~0.2 s per thousand memories, past the start hook's budget.
+# At most once per project folder in this many seconds.
+REFRESH_EVERY = 600
 
 
 def _home(env: Env) -> str:
@@ -132,9 +137,44 @@ class Runner:
                 core.close()
         for marker in markers:
             _touch(marker)
+        if event.kind == "start" and event.cwd:
+            self.refresh_in_background(event.cwd)
         if reply.send_back:
             return output.send_back(event.tool, event.name, reply.send_back)
         return output.context(event.tool, event.name, reply.context)
+
+
+    def refresh_in_background(self, cwd: str) -> None:
+        if self.env.get("KENNING_BACKGROUND", "").strip().lower() in ("off", "0", "no", "false"):
+            return
+        import hashlib
+        import subprocess
+
+        marker = os.path.join(self.home, MARKERS, "refresh." + hashlib.sha1(cwd.encode()).hexdigest()[:16])
+        try:
+            if time.time() - os.path.getmtime(marker) < REFRESH_EVERY:
+                return
+        except OSError:
+            pass
+        _touch(marker)
+        os.utime(marker)
+        subprocess.Popen(  # detached: the agent's session never waits for it
+            [sys.executable, "-m", "kenning.hooks.main", REFRESH_ARG, cwd],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True, close_fds=True,
+        )
+
+    def refresh(self, cwd: str) -> None:
+        from kenning.core import parked
+
+        core = self.core()
+        try:
+            parked.at_start(core, cwd)
+        finally:
+            core.close()
+
+
+REFRESH_ARG = "--refresh"
 
 
 def run(argv: list[str], stdin: bytes, env: Env, *, close: bool = True) -> tuple[int, str]:
@@ -143,6 +183,13 @@ def run(argv: list[str], stdin: bytes, env: Env, *, close: bool = True) -> tuple
     hook = argv[1] if len(argv) > 1 else ""
     home = _home(env)
     out = ""
+    if tool == REFRESH_ARG:
+        try:
+            Runner(home, env).refresh(hook)
+        except Exception as exc:  # best effort, like every hook
+            runlog.error(home, _now_iso(env), "refresh", "kenning", exc)
+        runlog.run(home, _now_iso(env), "refresh", "kenning", (time.perf_counter() - started) * 1000)
+        return 0, ""
     try:
         try:
             payload = jsonfast.loads(stdin) if stdin.strip() else None
