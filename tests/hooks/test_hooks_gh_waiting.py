@@ -18,7 +18,7 @@ from kenning.clock import to_iso
 from kenning.context.brief import LIMIT as BRIEF_LIMIT
 
 SESSION = "5b0c7a1e-0000-4000-8000-0000000000a1"
-SHOWN = ("PR #12 Fix rounding (review requested)", "PR #17 Add CSV export (changes requested)", "issue #40 Flaky login test")
+SHOWN = ("PR #12 «Fix rounding» (review requested)", "PR #17 «Add CSV export» (changes requested)", "issue #40 «Flaky login test»")
 
 
 def kenning(*args: str) -> subprocess.CompletedProcess[str]:

@@ -47,7 +47,7 @@ def test_shown_for_24_hours_then_ignored(core: Core, clock: FixedClock, github_r
     place = core.place(github_repo)
     assert brief.build(core, place).count("#") == 0
     waiting.save(core, place.project, ITEMS)
-    assert "Open: PR #12 Fix rounding (review requested); issue #40 Flaky login test" in brief.build(core, place)
+    assert "Open: PR #12 «Fix rounding» (review requested); issue #40 «Flaky login test»" in brief.build(core, place)
     clock.advance(hours=24)
     assert "PR #12" in brief.build(core, place)
     clock.advance(seconds=1)
@@ -96,7 +96,7 @@ def test_the_card_shows_what_waits(core: Core, github_repo: Path) -> None:
     task = work.start_task(core, task_id, cwd=str(github_repo))
     waiting.save(core, place.project, ITEMS)
     text = card.build(core, place, task)
-    assert "PR #12 Fix rounding (review requested); issue #40 Flaky login test" in text
+    assert "PR #12 «Fix rounding» (review requested); issue #40 «Flaky login test»" in text
 
 
 def test_failed_refresh_keeps_the_cache(core: Core, github_repo: Path, tmp_path: Path) -> None:

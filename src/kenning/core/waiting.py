@@ -36,7 +36,9 @@ class Cached:
 
     @property
     def line(self) -> str:
-        return f"{self.kind} #{self.number} {self.title}" + (f" ({self.why})" if self.why else "")
+        # A title is text other people wrote: it reaches a session quoted, never as instructions.
+        title = self.title.replace("«", "‹").replace("»", "›")
+        return f"{self.kind} #{self.number} «{title}»" + (f" ({self.why})" if self.why else "")
 
 
 class WaitingReport:
