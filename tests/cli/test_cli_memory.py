@@ -3,31 +3,16 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-KENNING = [sys.executable, "-m", "kenning.cli"]
-
-
-def run(args: list[str], cwd: Path, home: Path, ok: bool = True) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "KENNING_HOME": str(home)}
-    proc = subprocess.run([*KENNING, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=60)
-    if ok:
-        assert proc.returncode == 0, proc.stderr
-    return proc
+from cli_runner import make_shop_repo, run
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    path = tmp_path / "shop"
-    path.mkdir()
-    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=path, check=True)
-    subprocess.run(["git", "remote", "add", "origin", "git@github.com:Acme/Shop.git"], cwd=path, check=True)
-    return path
+    return make_shop_repo(tmp_path)
 
 
 def test_remember_recall_get_list_round_trip_with_json(repo: Path, kenning_home: Path) -> None:
