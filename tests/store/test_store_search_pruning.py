@@ -113,3 +113,28 @@ def test_pruned_search_returns_exactly_the_bm25_top_k(
 
 def held(m: Memory) -> set[str]:
     return set(terms(m.text) + terms(m.reason) + terms(" ".join(m.tags)) + terms(m.source_ref))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    corpus=st.lists(memory_parts, min_size=1, max_size=40),
+    edits=st.lists(st.tuples(st.integers(0, 39), sentence), max_size=5),
+    query=st.lists(st.sampled_from([*VOCAB, "zebra"]), min_size=2, max_size=5, unique=True),
+    limit=st.integers(1, 6),
+)
+def test_the_pruning_rounds_themselves_return_exactly_the_bm25_top_k(
+    corpus: list[tuple[str, str, list[str], str, str, Status]],
+    edits: list[tuple[int, str]],
+    query: list[str],
+    limit: int,
+) -> None:
+    """Small stores normally rank every match (below RANK_ALL_BELOW); with that shortcut off,
+    the bounded rounds run on every example, so a bound set too low shows up here."""
+    from kenning.store.sqlite import memory_search
+
+    saved = memory_search.RANK_ALL_BELOW
+    memory_search.RANK_ALL_BELOW = 0
+    try:
+        test_pruned_search_returns_exactly_the_bm25_top_k.hypothesis.inner_test(corpus, edits, query, limit)  # type: ignore[attr-defined]
+    finally:
+        memory_search.RANK_ALL_BELOW = saved
