@@ -27,6 +27,7 @@ TOOL_MODULES = [
     "kenning.mcp.tools.work",
     "kenning.mcp.tools.sessions",
     "kenning.mcp.tools.graph",
+    "kenning.mcp.tools.health",
 ]
 
 INSTRUCTIONS = """\
