@@ -5,15 +5,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from kenning import gitinfo
-from kenning.clock import FixedClock
-from kenning.config import Settings
 from kenning.context import brief
 from kenning.core import parked, rules, work
 from kenning.core.remember import RememberRequest
@@ -37,15 +33,6 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     _git(root, "commit", "-q", "--allow-empty", "-m", "init")
     gitinfo.clear_cache()
     return root
-
-
-@pytest.fixture
-def core(kenning_home: Path) -> Iterator[Core]:
-    c = Core.open(Settings(home=kenning_home), FixedClock(datetime(2026, 3, 2, 9, 0, tzinfo=UTC)))
-    try:
-        yield c
-    finally:
-        c.close()
 
 
 def test_goal_only_when_written_down(core: Core, repo: Path) -> None:

@@ -6,15 +6,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from kenning import gitinfo
-from kenning.clock import FixedClock
-from kenning.config import Settings
 from kenning.context import card
 from kenning.core import rules, work
 from kenning.core.remember import RememberRequest
@@ -36,15 +32,6 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
     gitinfo.clear_cache()
     return root
-
-
-@pytest.fixture
-def core(kenning_home: Path) -> Iterator[Core]:
-    c = Core.open(Settings(home=kenning_home), FixedClock(datetime(2026, 3, 2, 9, 0, tzinfo=UTC)))
-    try:
-        yield c
-    finally:
-        c.close()
 
 
 def remember(core: Core, repo: Path, text: str, **kw: object) -> str:
