@@ -108,6 +108,33 @@ def test_first_prompt_asks_for_recall_and_recall_answers_through_mcp(kclaude: Cl
 
 
 # 3 -------------------------------------------------------------------------------------------
+# The command prints RAN-42 only when it really runs; the token is not in the command's text.
+RUNS = "python3 -m pytest -q tests 2>&1 | tail -1; printf 'RAN-%s\\n' 42 | tee -a ran.txt"
+
+
+def test_a_lesson_holds_the_first_matching_call_and_arrives_before_it_runs(kclaude: Claude) -> None:
+    ws = kclaude.ws
+    ref = remember(ws, "Run pytest with TZ=UTC exported, because CI has no TZ", "--kind", "lesson",
+                   "--when", "shell:pytest")
+    call = Step.call("Bash", {"command": RUNS, "description": "Run tests"})
+    run, model = _run(kclaude, [call, call, Step.say("Done.")])
+    _ok(run)
+    held, passed = run.hook_responses("PreToolUse")
+    assert hook_json(held)["hookSpecificOutput"]["permissionDecision"] == "deny", held
+    assert ref in hook_output(held) and "TZ=UTC exported" in hook_output(held)
+    assert hook_output(passed) == "", "the call issued again was held a second time"
+    # The request that follows the matching call carries the lesson, and no result of the call.
+    after_call = _sent_after(model, 1)
+    assert "TZ=UTC exported" in after_call and "RAN-42" not in after_call
+    first_result = tool_result_for(model.main_requests[1])
+    assert first_result is not None and first_result.get("is_error") is True, first_result
+    # The call issued again ran, once, and its result reached the model after the lesson.
+    after_retry = _sent_after(model, 2)
+    assert after_retry.index("TZ=UTC exported") < after_retry.index("RAN-42")
+    assert (ws.repo / "ran.txt").read_text().split() == ["RAN-42"]
+    assert run.result["result"] == "Done."
+
+
 def test_lessons_fire_on_matching_calls_once_per_session(kclaude: Claude) -> None:
     ws = kclaude.ws
     remember(ws, "Run pytest with TZ=UTC exported, because CI has no TZ", "--kind", "lesson",
@@ -115,29 +142,33 @@ def test_lessons_fire_on_matching_calls_once_per_session(kclaude: Claude) -> Non
     remember(ws, "Login tests share the clock fixture; freeze it with freezegun, never sleep", "--kind",
              "lesson", "--when", "read:tests/test_login*.py")
     test_file = ws.repo / "tests" / "test_login.py"
+    tests = Step.call("Bash", {"command": "python3 -m pytest -q tests 2>&1 | tail -1 || true",
+                               "description": "Run tests"})
+    read = Step.call("Read", {"file_path": str(test_file)})
     script = [
-        Step.call("Bash", {"command": "python3 -m pytest -q tests 2>&1 | tail -1 || true",
-                           "description": "Run tests"}),
+        tests, tests,  # held once with the lesson, then run
         Step.call("Bash", {"command": "python3 -m pytest -q tests/test_login.py 2>&1 | tail -1 || true",
                            "description": "Run the login test"}),
-        Step.call("Read", {"file_path": str(test_file)}),
+        read, read,  # the read lesson holds the first read only
         Step.call("Bash", {"command": "ls", "description": "List files"}),
         Step.say("Done."),
     ]
     run, model = _run(kclaude, script)
     _ok(run)
     pre = [hook_output(r) for r in run.hook_responses("PreToolUse")]
-    assert len(pre) == 4, pre
-    assert "TZ=UTC" in pre[0]
-    assert "TZ=UTC" not in pre[1], "a lesson fired twice in one session"
-    assert "freezegun" in pre[2] and "TZ=UTC" not in pre[2]
-    assert "TZ=UTC" not in pre[3] and "freezegun" not in pre[3]
-    # The lessons reached the model once each, after the call they matched.
-    final = _sent_after(model, 4)
+    assert len(pre) == 6, pre
+    assert "TZ=UTC" in pre[0] and pre[1] == ""
+    assert "TZ=UTC" not in pre[2], "a lesson fired twice in one session"
+    assert "freezegun" in pre[3] and "TZ=UTC" not in pre[3] and pre[4] == ""
+    assert pre[5] == ""
+    # The lessons reached the model once each, the first time before the call they matched.
+    final = _sent_after(model, 6)
     assert final.count("TZ=UTC exported") == 1
     assert final.count("freeze it with freezegun") == 1
     assert "TZ=UTC exported" not in _sent_after(model, 0)
-    assert "freezegun" not in _sent_after(model, 2)
+    assert "freezegun" not in _sent_after(model, 3)
+    assert "freezegun" in _sent_after(model, 4) and "tzinfo is None" not in _sent_after(model, 4)
+    assert "tzinfo is None" in _sent_after(model, 5)  # the second read ran
 
 
 # 4 -------------------------------------------------------------------------------------------

@@ -39,17 +39,24 @@ def test_codex_gets_the_brief_and_a_lesson_from_trusted_hooks(kcodex: Codex) -> 
     assert "trusted_hash" in config.read_text(), "install did not trust its hooks"
     remember(ws, "Run pytest with TZ=UTC exported, because CI has no TZ", "--kind", "lesson",
              "--when", "shell:pytest")
-    script = [Step.call("exec_command", {"cmd": "python3 -m pytest -q tests 2>&1 | tail -1 || true"}),
-              Step.say("Tests ran.")]
-    with ResponsesServer(script=script) as model:
+    # RAN-42 is printed only when the command runs; the token is not in the command's text.
+    call = Step.call("exec_command", {"cmd": "python3 -m pytest -q tests 2>&1 | tail -1; "
+                                             "printf 'RAN-%s\\n' 42 | tee -a ran.txt"})
+    with ResponsesServer(script=[call, call, Step.say("Tests ran.")]) as model:
         kcodex.write_config(model.url)
         run = kcodex.run("Run the tests.", env=IN_GROUP)
     assert run.returncode == 0, run.describe()
-    assert run.items("command_execution"), run.describe()
     first = _input_text(model.main_requests[0])
     assert "fix/login-tz" in first and "recall" in first, "the brief did not reach the model"
     assert "TZ=UTC exported" not in first
-    assert "TZ=UTC exported" in _input_text(model.main_requests[1]), "the lesson did not reach the model"
+    # The first call was held: the next request carries the lesson and no result of the call.
+    after_call = _input_text(model.main_requests[1])
+    assert "TZ=UTC exported" in after_call, "the lesson did not reach the model"
+    assert "RAN-42" not in after_call, "the call ran before the lesson arrived"
+    # The call issued again ran once, and its output reached the model after the lesson.
+    after_retry = _input_text(model.main_requests[2])
+    assert after_retry.index("TZ=UTC exported") < after_retry.index("RAN-42")
+    assert (ws.repo / "ran.txt").read_text().split() == ["RAN-42"]
 
 
 def test_sync_captures_the_codex_rollout_without_secrets(kcodex: Codex) -> None:

@@ -1,7 +1,7 @@
 """The real ``gemini -p`` 0.61 with kenning installed by `kenning install gemini`.
 
-Covers the session start hook (the brief reaches the model), the tool-call hook (Gemini CLI
-can only append after a call, so the lesson arrives with the tool's result) and capture of
+Covers the session start hook (the brief reaches the model), the tool-call hook (BeforeTool
+holds the first matching call once, so the lesson arrives before the call runs) and capture of
 the session file Gemini CLI wrote.
 """
 
@@ -27,19 +27,25 @@ def kgemini(gemini_cli: Path, workspace: Workspace) -> Gemini:
     return gemini
 
 
-def test_gemini_gets_the_brief_and_a_lesson_after_the_call(kgemini: Gemini) -> None:
+def test_gemini_gets_the_brief_and_a_lesson_before_the_call(kgemini: Gemini) -> None:
     ws = kgemini.ws
     remember(ws, "Run pytest with TZ=UTC exported, because CI has no TZ", "--kind", "lesson",
              "--when", "shell:pytest")
-    script = [Step.call("run_shell_command", {"command": "python3 -m pytest -q tests 2>&1 | tail -1 || true"}),
-              Step.say("Tests ran.")]
-    with GeminiServer(script=script, model="gemini-2.5-pro") as model:
+    # RAN-42 is printed only when the command runs; the token is not in the command's text.
+    call = Step.call("run_shell_command", {"command": "python3 -m pytest -q tests 2>&1 | tail -1; "
+                                                      "printf 'RAN-%s\\n' 42 | tee -a ran.txt"})
+    with GeminiServer(script=[call, call, Step.say("Tests ran.")], model="gemini-2.5-pro") as model:
         run = kgemini.run("Run the tests.", model.url, env=IN_GROUP)
     assert run.returncode == 0, run.describe()
     first = gemini_request_text(model.main_requests[0])
     assert "fix/login-tz" in first and "recall" in first, "the brief did not reach the model"
     assert "TZ=UTC exported" not in first
-    assert "TZ=UTC exported" in gemini_request_text(model.main_requests[1]), "no lesson after the call"
+    after_call = gemini_request_text(model.main_requests[1])
+    assert "TZ=UTC exported" in after_call, "the lesson did not reach the model"
+    assert "RAN-42" not in after_call, "the call ran before the lesson arrived"
+    after_retry = gemini_request_text(model.main_requests[2])
+    assert after_retry.index("TZ=UTC exported") < after_retry.index("RAN-42")
+    assert (ws.repo / "ran.txt").read_text().split() == ["RAN-42"]
 
 
 def test_sync_captures_the_gemini_session_without_secrets(kgemini: Gemini) -> None:

@@ -29,6 +29,17 @@ class HookRun:
         answer = self.answer or {}
         return str(answer.get("hookSpecificOutput", {}).get("additionalContext", ""))
 
+    @property
+    def held(self) -> str:
+        """The reason a tool call was held (refused once) with, in any tool's format; "" if not."""
+        answer = self.answer or {}
+        specific = answer.get("hookSpecificOutput", {})
+        if specific.get("permissionDecision") == "deny":  # Claude Code, Codex
+            return str(specific.get("permissionDecisionReason", ""))
+        if answer.get("decision") == "deny":  # Gemini CLI BeforeTool
+            return str(answer.get("reason", ""))
+        return ""
+
 
 def run_hook(tool: str, event: str, payload: Any, *, now: str = "2026-03-02T09:00:00Z",
              holdout: str | None = "off", raw: bytes | None = None, env: dict[str, str] | None = None) -> HookRun:  # fmt: skip

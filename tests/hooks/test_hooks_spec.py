@@ -25,8 +25,8 @@ def test_codex_and_gemini_entries() -> None:
     codex = hook_entries("codex", "kh")
     assert set(codex) == {"SessionStart", "UserPromptSubmit", "PreToolUse", "Stop"}
     gemini = hook_entries("gemini-cli", "kh")
-    assert set(gemini) == {"SessionStart", "BeforeAgent", "AfterTool", "AfterAgent", "SessionEnd"}
-    assert gemini["AfterTool"][0]["hooks"][0]["command"] == "kh gemini AfterTool"
+    assert set(gemini) == {"SessionStart", "BeforeAgent", "BeforeTool", "AfterAgent", "SessionEnd"}
+    assert gemini["BeforeTool"][0]["hooks"][0]["command"] == "kh gemini BeforeTool"
     assert all(event in KINDS for spec in (codex, gemini) for event in spec)
     assert hook_entries("cursor") == {}
 

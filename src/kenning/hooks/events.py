@@ -14,9 +14,10 @@ KINDS = {
     "PostToolUse": "post_tool", "Stop": "stop", "SessionEnd": "end",
     "BeforeAgent": "prompt", "BeforeTool": "pre_tool", "AfterTool": "post_tool", "AfterAgent": "stop",
 }  # fmt: skip
-# Where each tool lets a hook add text to a tool call: before it (Claude Code, Codex), or only
-# after it (Gemini CLI appends to the tool's result).
-LESSONS_ON = {"claude-code": "pre_tool", "codex": "pre_tool", "gemini": "post_tool"}
+# Lessons go out on the hook before the call in every tool: each can hold a call there
+# (Claude Code and Codex PreToolUse ``permissionDecision: deny``, Gemini CLI BeforeTool
+# ``decision: deny``), and the model reads the reason before it issues the call again.
+LESSONS_ON = {"claude-code": "pre_tool", "codex": "pre_tool", "gemini": "pre_tool"}
 
 SHELL_TOOLS = {"bash", "shell", "exec_command", "local_shell", "run_shell_command", "shell_command", "container.exec"}
 READ_TOOLS = {"read", "read_file", "read_many_files", "view"}

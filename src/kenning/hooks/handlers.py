@@ -10,6 +10,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kenning import sessionmarks
 from kenning.context import brief, notes
 from kenning.core import work
 from kenning.core.lifecycle import RESTING_AFTER
@@ -37,6 +38,7 @@ STOP_ASK = ("This session changed files and never looked the task up in memory. 
 class Reply:
     context: str = ""
     send_back: str = ""
+    hold: str = ""  # hold the tool call once, with this as the reason the model reads
 
 
 def _place(core: Core, event: HookEvent) -> Place:
@@ -119,15 +121,15 @@ def on_prompt(core: Core, event: HookEvent, holdout: bool | None) -> Reply:
     return Reply(context="\n".join(parts))
 
 
+LESSONS_HEAD = ("kenning lessons for this call (it was held once so that you read them first; issue it "
+                "again, changed if a lesson says so):")  # fmt: skip
+
+
 def on_tool(core: Core, event: HookEvent, holdout: bool | None) -> Reply:
-    """Record what the session did (called recall, changed files) and hand out lessons."""
+    """Hand out the lessons this call matches, holding the call once so they arrive before it
+    runs. (That the session changed files or called recall is in marker files: main.py.)"""
     place = _place(core, event)
     session = _session(core, place, event, holdout)
-    hooks = _hooks(core)
-    if event.call_kind == "recall" and not session.recalled:
-        hooks.update_session(session.session, recalled=True, last_seen=core.now())
-    if event.call_kind == "edit" and not session.changed_files:
-        hooks.update_session(session.session, changed_files=True)
     if not event.lessons_here or session.holdout:
         return Reply()
     from kenning.core import lessons as lessons_mod  # only a call that could match gets here
@@ -137,18 +139,31 @@ def on_tool(core: Core, event: HookEvent, holdout: bool | None) -> Reply:
     given = lessons_mod.for_call(core, place, call, session.session, event.cwd)
     if not given:
         return Reply()
-    lines = ["kenning lessons for this call:"] + [f"- {memory_line(m, limit=400)}" for m in given]
-    return Reply(context="\n".join(lines))
+    text = "\n".join([LESSONS_HEAD] + [f"- {memory_line(m, limit=400)}" for m in given])
+    return Reply(hold=text) if event.kind == "pre_tool" else Reply(context=text)
+
+
+def marked(core: Core, event: HookEvent, session: SessionRow) -> tuple[bool, bool]:
+    """(called recall, changed files): the row's flags or the marker files the tool-call hooks
+    leave (they never open the store for these)."""
+    recalled, changed = session.recalled, session.changed_files
+    if core.settings is not None:
+        home = str(core.settings.home)
+        recalled = recalled or sessionmarks.has(home, event.tool, event.session_id, sessionmarks.RECALLED)
+        changed = changed or sessionmarks.has(home, event.tool, event.session_id, sessionmarks.CHANGED_FILES)
+    return recalled, changed
 
 
 def on_stop(core: Core, event: HookEvent, holdout: bool | None) -> Reply:
     place = _place(core, event)
     session = _session(core, place, event, holdout)
     hooks = _hooks(core)
-    hooks.update_session(session.session, last_seen=core.now(), last_message=event.last_message[:300])
-    if event.stop_hook_active or session.stop_asked or session.recalled:
+    recalled, changed = marked(core, event, session)
+    hooks.update_session(session.session, last_seen=core.now(), last_message=event.last_message[:300],
+                         recalled=recalled, changed_files=changed)  # fmt: skip
+    if event.stop_hook_active or session.stop_asked or recalled:
         return Reply()
-    if session.task_id is not None or session.holdout or not session.changed_files:
+    if session.task_id is not None or session.holdout or not changed:
         return Reply()
     hooks.update_session(session.session, stop_asked=True)
     return Reply(send_back=STOP_ASK)
@@ -162,8 +177,11 @@ ESCALATE_INLINE_BYTES = 4_000_000
 def on_end(core: Core, event: HookEvent, holdout: bool | None) -> Reply:
     hooks = _hooks(core)
     key = work.session_key(event.tool, event.session_id)
-    if hooks.session(key) is not None:
-        hooks.update_session(key, ended_at=core.now(), last_seen=core.now())
+    row = hooks.session(key)
+    if row is not None:
+        recalled, changed = marked(core, event, row)
+        hooks.update_session(key, ended_at=core.now(), last_seen=core.now(), recalled=recalled,
+                             changed_files=changed)  # fmt: skip
     escalate_session(core, event)
     return Reply()
 

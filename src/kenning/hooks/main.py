@@ -17,6 +17,7 @@ import os
 import sys
 import time
 
+from kenning import sessionmarks
 from kenning.hooks import events, fast, jsonfast, output, runlog
 
 TYPE_CHECKING = False  # typing and pathlib are left unimported on purpose (start-up time)
@@ -28,7 +29,6 @@ if TYPE_CHECKING:
 
     Env = Mapping[str, str]
 
-MARKERS = "hook-state"
 # A session start refreshes git-derived memory (parked work, citations, hourly outcomes) in a
 # detached process: it takes ~0.2 s per thousand memories, past the start hook's budget.
 # At most once per project folder in this many seconds.
@@ -58,11 +58,6 @@ def _now_iso(env: Env) -> str:
     if fixed:
         return fixed
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + f".{int(time.time() * 1e6) % 1_000_000:06d}Z"
-
-
-def _marker(home: str, tool: str, session_id: str, flag: str) -> str:
-    safe = "".join(c if c.isascii() and (c.isalnum() or c in "_.-") else "_" for c in f"{tool}.{session_id}")[:180]
-    return os.path.join(home, MARKERS, f"{safe}.{flag}")
 
 
 def _touch(path: str) -> None:
@@ -97,29 +92,24 @@ class Runner:
         settings = Settings(home=Path(self.home), workspace=workspace)
         return Core.over(open_database(settings.db_path), settings, clock)
 
-    def tool_needs_db(self, event: events.HookEvent) -> tuple[bool, list[str]]:
-        """The fast path: open the database only to record a first edit or a recall call, or
-        when a trigger or a citation could match this call."""
-        markers: list[str] = []
-        if event.call_kind in ("recall", "edit"):
-            marker = _marker(self.home, event.tool, event.session_id, event.call_kind)
-            if not os.path.exists(marker):
-                markers.append(marker)
-        if event.lessons_here:
-            from kenning.core.holdout import by_hash
+    def lessons_could_match(self, event: events.HookEvent) -> bool:
+        """The fast path: open the database only when a trigger or a citation could match this
+        call. A first edit or a ``recall`` call is recorded in a marker file, not the store."""
+        if event.call_kind in sessionmarks.FLAGS:
+            sessionmarks.mark(self.home, event.tool, event.session_id, event.call_kind)
+        if not event.lessons_here:
+            return False
+        from kenning.core.holdout import by_hash
 
-            holdout = self.forced if self.forced is not None else by_hash(event.session_id)
-            if not holdout:
-                data = fast.load(self.home, self.db_path)
-                if fast.could_match(data, event.call_kind, event.command, event.paths):
-                    return True, markers
-        return bool(markers), markers
+        holdout = self.forced if self.forced is not None else by_hash(event.session_id)
+        if holdout:
+            return False
+        data = fast.load(self.home, self.db_path)
+        return fast.could_match(data, event.call_kind, event.command, event.paths)
 
     def run(self, event: events.HookEvent) -> str:
-        markers: list[str] = []
         if event.kind in ("pre_tool", "post_tool"):
-            needed, markers = self.tool_needs_db(event)
-            if not needed:
+            if not self.lessons_could_match(event):
                 return ""
         elif event.kind == "other":
             return ""
@@ -135,12 +125,12 @@ class Runner:
         finally:
             if self.close:
                 core.close()
-        for marker in markers:
-            _touch(marker)
         if event.kind == "start" and event.cwd:
             self.refresh_in_background(event.cwd)
         if reply.send_back:
             return output.send_back(event.tool, event.name, reply.send_back)
+        if reply.hold:
+            return output.hold(event.tool, event.name, reply.hold)
         return output.context(event.tool, event.name, reply.context)
 
 
@@ -150,7 +140,7 @@ class Runner:
         import hashlib
         import subprocess
 
-        marker = os.path.join(self.home, MARKERS, "refresh." + hashlib.sha1(cwd.encode()).hexdigest()[:16])
+        marker = os.path.join(self.home, sessionmarks.FOLDER, "refresh." + hashlib.sha1(cwd.encode()).hexdigest()[:16])
         try:
             if time.time() - os.path.getmtime(marker) < REFRESH_EVERY:
                 return
@@ -167,6 +157,7 @@ class Runner:
     def refresh(self, cwd: str) -> None:
         from kenning.core import parked
 
+        sessionmarks.prune(self.home, time.time())
         core = self.core()
         try:
             parked.at_start(core, cwd)

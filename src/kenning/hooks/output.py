@@ -1,9 +1,10 @@
 """Answers in each tool's own format.
 
 Claude Code and Codex: ``hookSpecificOutput`` whose ``hookEventName`` equals the event (Claude
-Code rejects any other), and ``{"decision": "block", "reason": …}`` to send a turn back.
-Gemini CLI: stdout must be JSON only; a turn is sent back with ``decision: "deny"``.
-Nothing to say means no output at all.
+Code rejects any other), ``{"decision": "block", "reason": …}`` to send a turn back, and
+``permissionDecision: "deny"`` with a ``permissionDecisionReason`` to hold a tool call.
+Gemini CLI: stdout must be JSON only; a turn is sent back, or a tool call held, with
+``decision: "deny"`` and a ``reason``. Nothing to say means no output at all.
 """
 
 from __future__ import annotations
@@ -26,3 +27,16 @@ def send_back(tool: str, event_name: str, reason: str) -> str:
 
     decision = "deny" if tool == "gemini" else "block"
     return json.dumps({"decision": decision, "reason": reason}, ensure_ascii=False)
+
+
+def hold(tool: str, event_name: str, reason: str) -> str:
+    """Hold a tool call once: the call does not run, and the model reads ``reason`` (as the
+    call's error) before it issues the call again. Used to hand a lesson over before the call
+    it is about, in every tool whose pre-call hook can refuse a call."""
+    import json
+
+    if tool == "gemini":  # BeforeTool: the reason reaches the model as the tool's error
+        return json.dumps({"decision": "deny", "reason": reason[:MAX_CONTEXT]}, ensure_ascii=False)
+    body = {"hookSpecificOutput": {"hookEventName": event_name, "permissionDecision": "deny",
+                                   "permissionDecisionReason": reason[:MAX_CONTEXT]}}  # fmt: skip
+    return json.dumps(body, ensure_ascii=False)

@@ -39,7 +39,7 @@ SPECS: dict[str, dict[str, tuple[str | None, int]]] = {
     "gemini": {
         "SessionStart": (None, 10),
         "BeforeAgent": (None, 10),
-        "AfterTool": (GEMINI_TOOLS, 5),
+        "BeforeTool": (GEMINI_TOOLS, 5),  # before the call: a lesson holds it once (decision: deny)
         "AfterAgent": (None, 10),
         "SessionEnd": (None, 5),
     },
