@@ -23,6 +23,7 @@ from collections import defaultdict
 from datetime import UTC, datetime
 from pathlib import Path
 
+from _shared_data import need
 from capture_throughput import write_section
 from kenning.capture.search import query_terms, search
 from kenning.capture.sync import sync_all
@@ -31,7 +32,6 @@ from kenning.config import Settings
 from kenning.store.sqlite.schema import open_database
 
 ROOT = Path(__file__).resolve().parents[1]
-LOCOMO = ROOT.parent / "shared" / "bench" / "locomo"
 RESULTS = ROOT / "bench" / "results" / "capture.md"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 
@@ -53,7 +53,7 @@ def _turn_text(turn: dict[str, str]) -> str:
 
 
 def load(quick: bool) -> list[tuple[str, dict[str, object]]]:
-    files = sorted(LOCOMO.glob("*.json"))
+    files = sorted(need("bench/locomo", "the LoCoMo session-search benchmark").glob("*.json"))
     if quick:
         files = files[:2]
     return [(f.stem, json.loads(f.read_text())) for f in files]

@@ -21,19 +21,20 @@ import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
+from _shared_data import need
 from kenning.capture.sync import sync_all
 from kenning.clock import FixedClock
 from kenning.config import Settings
 from kenning.store.sqlite.schema import open_database
 
 ROOT = Path(__file__).resolve().parents[1]
-LOCOMO = ROOT.parent / "shared" / "bench" / "locomo"
 RESULTS = ROOT / "bench" / "results" / "capture.md"
 
 
 def _prose() -> list[str]:
     lines: list[str] = []
-    for f in sorted(LOCOMO.glob("*.json")):
+    # Real conversation prose: the classifier and redaction see what people write.
+    for f in sorted(need("bench/locomo", "the capture throughput benchmark (LoCoMo prose)").glob("*.json")):
         data = json.loads(f.read_text())
         for key, value in data.get("conversation", data).items():
             if key.startswith("session_") and isinstance(value, list):

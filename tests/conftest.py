@@ -14,9 +14,6 @@ from kenning.config import Settings
 from kenning.core.scopes import Place
 from kenning.core.service import Core
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-SHARED = REPO_ROOT.parent / "shared"
-
 
 def pytest_report_header() -> str:
     return f"sqlite {sqlite3.sqlite_version}"

@@ -7,12 +7,9 @@ import shutil
 import sqlite3
 from pathlib import Path
 
-import pytest
-
 DATA = Path(__file__).parent / "data"
-REPO = Path(__file__).resolve().parents[2]
-SHARED = REPO.parent / "shared"
-REAL_FIXTURE = SHARED / "fixtures" / "claude-code-2.1.328" / "session.jsonl"
+# Vendored from the recorded Claude Code 2.1.328 run (tests/fixtures/README.md says where it came from).
+REAL_FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "claude-code-2.1.328" / "session.jsonl"
 
 # Built by concatenation so secret scanners do not flag this file; fake values.
 SECRETS = {
@@ -53,8 +50,6 @@ def build_home(home: Path) -> Path:
 
 
 def copy_real_fixture(home: Path) -> Path:
-    if not REAL_FIXTURE.exists():
-        pytest.skip(f"the recorded Claude Code fixture is not at {REAL_FIXTURE} (needs ../shared beside the repo)")
     dst = home / ".claude" / "projects" / "-home-dev-src-shop" / "afc9f6a0-f85f-4b43-a086-90d0c0b1f29b.jsonl"
     dst.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy(REAL_FIXTURE, dst)

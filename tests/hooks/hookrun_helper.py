@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-FIXTURE = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "claude-code-2.1.328" / "hook-payloads.jsonl"
+# Vendored from the recorded Claude Code 2.1.328 run (tests/fixtures/README.md says where it came from).
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "claude-code-2.1.328" / "hook-payloads.jsonl"
 RECORDED_CWD = "/home/dev/src/shop"
 
 

@@ -3,7 +3,9 @@
 Secrets have each provider's real format with random values, set in the sentences they turn up
 in (env files, shell, JSON, YAML, prose, logs). Ordinary lines are real Python standard-library
 source, git logs, service logs with UUIDs and hashes, base64 that is not a secret, and prose
-from the LoCoMo conversations. Run: .venv/bin/python tests/capture/data/generate_corpus.py
+from the LoCoMo conversations. Run: .venv/bin/python tests/capture/data/generate_corpus.py LOCOMO_DIR
+(LOCOMO_DIR: the folder of LoCoMo conversation files, e.g. the project's shared bench/locomo).
+The tests read only the generated files, never LOCOMO_DIR.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import hashlib
 import json
 import random
 import string
+import sys
 import sysconfig
 import uuid
 from collections.abc import Callable
@@ -237,8 +240,7 @@ TRICKY = [
 ]
 
 
-def prose_lines(n: int) -> list[str]:
-    base = Path(__file__).resolve().parents[3].parent / "shared" / "bench" / "locomo"
+def prose_lines(base: Path, n: int) -> list[str]:
     out: list[str] = []
     for f in sorted(base.glob("*.json")):
         data = json.loads(f.read_text())
@@ -249,9 +251,11 @@ def prose_lines(n: int) -> list[str]:
     return out[:n]
 
 
-def main() -> None:
+def main(argv: list[str]) -> None:
+    if len(argv) != 1 or not Path(argv[0]).is_dir():
+        raise SystemExit("usage: generate_corpus.py LOCOMO_DIR (the folder holding LoCoMo's *.json files)")
     rows = secrets()
-    prose = prose_lines(700)
+    prose = prose_lines(Path(argv[0]), 700)
     ordinary = TRICKY + stdlib_lines(700) + git_lines(prose, 250) + log_lines(400) + base64_lines(prose, 250) + prose
     ordinary = [ln.replace("\n", " ") for ln in ordinary if ln.strip()]
     # Base64 per line, so secret scanners (push protection) do not flag the fake secrets.
@@ -261,4 +265,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])
