@@ -49,7 +49,7 @@ def test_sigkill_at_random_points_loses_and_duplicates_nothing(tmp_path: Path) -
     env = {**os.environ, "KENNING_HOME": str(kenning_home)}
     if not (Path(sys.executable).parent / "kenning").exists():
         pytest.skip("kenning is not installed in this interpreter")
-    cmd = [str(Path(sys.executable).parent / "kenning"), "sync", "--from-home", str(home), "--quiet"]
+    cmd = [str(Path(sys.executable).parent / "kenning"), "sessions", "sync", "--user-home", str(home), "--quiet"]
     kills = 0
     for _round in range(14):
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -62,7 +62,7 @@ def test_importance_lifts_ties() -> None:
 def test_bad_queries_say_how_to_fix(synced: Database) -> None:
     with pytest.raises(Invalid) as err:
         search(synced, "the of and")
-    assert "kenning search" in err.value.fix
+    assert "kenning sessions search" in err.value.fix
     with pytest.raises(Invalid):
         search(synced, "login", type="gossip")
     # Words FTS5 would read as operators are searched as words.
@@ -93,28 +93,28 @@ def _cli(kenning_home: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def test_cli_sync_search_show_context(tmp_path: Path) -> None:
     home = build_home(tmp_path / "home")
     kh = tmp_path / "kh"
-    out = _cli(kh, "sync", "--from-home", str(home), "--json")
+    out = _cli(kh, "sessions", "sync", "--user-home", str(home), "--json")
     assert out.returncode == 0, out.stderr
     summary = json.loads(out.stdout)
     assert summary["turns_added"] > 20 and summary["secrets_redacted"] >= 2
-    text = _cli(kh, "sync", "--from-home", str(home), "--quiet")
+    text = _cli(kh, "sessions", "sync", "--user-home", str(home), "--quiet")
     assert "captured 0 new turns" in text.stdout
-    found = _cli(kh, "search", "--json", "cache", "headers")
+    found = _cli(kh, "sessions", "search", "--json", "cache", "headers")
     hits = json.loads(found.stdout)
     assert hits[0]["tool"] == "opencode"
-    shown = _cli(kh, "show", hits[0]["session"])
+    shown = _cli(kh, "sessions", "show", hits[0]["session"])
     assert "Set long cache headers on the static assets" in shown.stdout
-    ctx = _cli(kh, "context", hits[0]["session"], str(hits[0]["chunk"]), "--json")
+    ctx = _cli(kh, "sessions", "context", hits[0]["session"], str(hits[0]["chunk"]), "--json")
     assert json.loads(ctx.stdout)["chunk"] == hits[0]["chunk"]
-    missing = _cli(kh, "show", "nope")
+    missing = _cli(kh, "sessions", "show", "nope")
     assert missing.returncode == 1 and "fix:" in missing.stderr
-    bad = _cli(kh, "search", "the")
+    bad = _cli(kh, "sessions", "search", "the")
     assert bad.returncode == 1 and "fix:" in bad.stderr
 
 
 def test_cli_watch_stops_after_rounds(tmp_path: Path) -> None:
     home = build_home(tmp_path / "home")
-    out = _cli(tmp_path / "kh", "watch", "--from-home", str(home), "--rounds", "2", "--interval", "0.2")
+    out = _cli(tmp_path / "kh", "sessions", "watch", "--user-home", str(home), "--rounds", "2", "--interval", "0.2")
     assert out.returncode == 0, out.stderr
     assert "turns" in out.stdout
 
@@ -126,7 +126,7 @@ def test_watch_keeps_up_and_stops_on_ctrl_c(tmp_path: Path) -> None:
     home = build_home(tmp_path / "home")
     exe = Path(sys.executable).parent / "kenning"
     env = {**os.environ, "KENNING_HOME": str(tmp_path / "kh"), "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen([str(exe), "watch", "--from-home", str(home), "--interval", "0.3"], env=env,
+    proc = subprocess.Popen([str(exe), "sessions", "watch", "--user-home", str(home), "--interval", "0.3"], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None

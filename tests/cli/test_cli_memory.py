@@ -1,4 +1,4 @@
-"""The CLI as a person uses it: a real `kenning` process, real git folder, --json, errors."""
+"""The CLI as a person uses it (in-process through CliRunner): real git folder, --json, errors."""
 
 from __future__ import annotations
 
@@ -26,9 +26,9 @@ def test_remember_recall_get_list_round_trip_with_json(repo: Path, kenning_home:
     assert text.startswith(ref)
     got = json.loads(run(["get", ref, "--json"], repo, kenning_home).stdout)
     assert got[0]["kind"] == "decision" and got[0]["history"]["events"][0]["event"] == "created"
-    listed = json.loads(run(["list", "--json"], repo, kenning_home).stdout)
+    listed = json.loads(run(["memory", "list", "--json"], repo, kenning_home).stdout)
     assert [m["ref"] for m in listed] == [ref]
-    docs = json.loads(run(["decision", "list", "--json"], repo, kenning_home).stdout)
+    docs = json.loads(run(["memory", "decision", "list", "--json"], repo, kenning_home).stdout)
     assert docs[0]["memory"] == ref and docs[0]["outcome"] == ["To be determined."]
 
 
@@ -40,21 +40,21 @@ def test_errors_go_to_stderr_with_a_fix_and_exit_1(repo: Path, kenning_home: Pat
     assert bad_ref.returncode == 1 and "m:7f3a2b1c" in bad_ref.stderr
     bad_trigger = run(["remember", "Run the linter first", "--when", "shell:.*"], repo, kenning_home, ok=False)
     assert bad_trigger.returncode == 1 and "every command" in bad_trigger.stderr
-    assert json.loads(run(["list", "--json"], repo, kenning_home).stdout) == []
+    assert json.loads(run(["memory", "list", "--json"], repo, kenning_home).stdout) == []
 
 
 def test_hand_repairs_and_review_and_policy(repo: Path, kenning_home: Path) -> None:
     ref = json.loads(run(["remember", "Lint runs in CI only", "--json"], repo, kenning_home).stdout)["memory"]["ref"]
     for verb in ("pin", "unpin", "hide", "give", "hold", "release", "protect"):
-        run([verb, ref], repo, kenning_home)
-    run(["retire", ref, "--why", "moved to pre-commit"], repo, kenning_home)
-    assert "retired" in run(["history", ref], repo, kenning_home).stdout
-    run(["bring-back", ref], repo, kenning_home)
-    assert "nothing waits" in run(["review"], repo, kenning_home).stdout
-    run(["policy", "set", "capture", "off"], repo, kenning_home)
-    pol = json.loads(run(["policy", "--json"], repo, kenning_home).stdout)
+        run(["memory", verb, ref], repo, kenning_home)
+    run(["memory", "retire", ref, "--why", "moved to pre-commit"], repo, kenning_home)
+    assert "retired" in run(["memory", "history", ref], repo, kenning_home).stdout
+    run(["memory", "bring-back", ref], repo, kenning_home)
+    assert "nothing waits" in run(["memory", "review"], repo, kenning_home).stdout
+    run(["memory", "policy", "set", "capture", "off"], repo, kenning_home)
+    pol = json.loads(run(["memory", "policy", "--json"], repo, kenning_home).stdout)
     assert pol["capture"] == {"value": False, "source": "project"}
-    bad = run(["policy", "set", "preset", "bogus"], repo, kenning_home, ok=False)
+    bad = run(["memory", "policy", "set", "preset", "bogus"], repo, kenning_home, ok=False)
     assert "choose one of" in bad.stderr
 
 
@@ -63,6 +63,9 @@ def test_status_and_help(repo: Path, kenning_home: Path) -> None:
     report = json.loads(run(["status", "--json"], repo, kenning_home).stdout)
     assert report["active_by_kind"] == {"fact": 1}
     help_text = run(["--help"], repo, kenning_home).stdout
-    for command in ("remember", "recall", "get", "list", "pin", "hide", "hold", "protect", "retire",
-                    "bring-back", "retire-session", "review", "decision", "history", "policy", "status"):  # fmt: skip
-        assert f"  {command} " in help_text or f"  {command}\n" in help_text, command
+    for command in ("remember", "recall", "get", "memory", "sessions", "graph", "work", "status", "install"):
+        assert f"\n  {command} " in help_text, command
+    memory_help = run(["memory", "--help"], repo, kenning_home).stdout
+    for command in ("list", "pin", "hide", "hold", "protect", "retire", "bring-back", "retire-session", "review",
+                    "decision", "history", "policy"):  # fmt: skip
+        assert f"\n  {command} " in memory_help, command

@@ -127,7 +127,7 @@ def test_retire_session_previews_then_spares_pinned_and_protected(core: Core, pl
 def test_unknown_refs_are_not_found_with_a_fix(core: Core) -> None:
     with pytest.raises(NotFound) as err:
         core.get("m:0badf00d")
-    assert "kenning list" in err.value.fix
+    assert "kenning memory list" in err.value.fix
 
 
 def test_hidden_memory_words_in_a_decision_doc_read_held_for_agents(core: Core, place: Place) -> None:

@@ -67,34 +67,21 @@ def require_cli(tool: str) -> Path:
 
 
 @functools.cache
-def _kenning_help() -> tuple[int, str]:
-    proc = subprocess.run([str(KENNING), "--help"], capture_output=True, text=True, timeout=60)
+def _kenning_help(*path: str) -> tuple[int, str]:
+    proc = subprocess.run([str(KENNING), *path, "--help"], capture_output=True, text=True, timeout=60)
     return proc.returncode, proc.stdout + proc.stderr
 
 
-def kenning_commands() -> frozenset[str]:
-    """The top-level commands this checkout's ``kenning --help`` lists."""
-    _, out = _kenning_help()
-    names: set[str] = set()
-    in_commands = False
-    for line in out.splitlines():
-        if line.strip().lower().startswith("commands"):
-            in_commands = True
-            continue
-        if in_commands and line.startswith("  ") and line.strip():
-            names.add(line.split()[0])
-    return frozenset(names)
-
-
 def require_kenning(*needed: str) -> None:
-    """Skip when kenning is not installed or lacks a command not built yet; FAIL when it is
-    installed but does not start (a broken CLI must not look like a missing feature)."""
+    """Skip when kenning is not installed or lacks a command not built yet (``needed`` are
+    command paths such as "sessions sync"); FAIL when it is installed but does not start (a
+    broken CLI must not look like a missing feature)."""
     if not KENNING.exists():
         pytest.skip(f"{KENNING} not found: run `make test` once (or `.venv/bin/pip install -e '.[dev]'`)")
     code, out = _kenning_help()
     if code != 0:
         pytest.fail(f"`{KENNING} --help` exits {code}:\n{out[-3000:]}")
-    missing = [c for c in needed if c not in kenning_commands()]
+    missing = [c for c in needed if _kenning_help(*c.split())[0] != 0]
     if missing:
         pytest.skip(f"kenning has no command(s) {', '.join(missing)} yet "
                     f"(`{KENNING} --help`); these scenarios need them")

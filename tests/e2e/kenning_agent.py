@@ -25,9 +25,9 @@ SETTINGS_ENV = (f"DATABASE_URL=postgres://shop:{SECRET_PASSWORD}@db.internal:543
 
 
 def install_kenning(ws: Workspace, tool: str = "claude") -> str:
-    """`kenning install <tool> --home HOME`, as a user would; returns what it printed."""
+    """`kenning install <tool> --user-home HOME`, as a user would; returns what it printed."""
     require_kenning("install", "hook", "mcp")
-    proc = ws.kenning("install", tool, "--home", str(ws.home))
+    proc = ws.kenning("install", tool, "--user-home", str(ws.home))
     return proc.stdout + proc.stderr
 
 

@@ -232,7 +232,7 @@ def test_remember_a_decision_is_refused_without_reason_then_stored(kclaude: Clau
 
 # 6 -------------------------------------------------------------------------------------------
 def test_sync_captures_the_real_transcript_without_secrets_or_injected_text(kclaude: Claude) -> None:
-    require_kenning("sync")
+    require_kenning("sessions sync")
     ws = kclaude.ws
     (ws.repo / "settings.env").write_text(SETTINGS_ENV)
     script = [Step.call("Bash", {"command": "cat settings.env && git status --short",
@@ -247,15 +247,15 @@ def test_sync_captures_the_real_transcript_without_secrets_or_injected_text(kcla
     injected = [hook_output(r) for r in run.hook_responses() if hook_output(r)]
     assert injected, "kenning injected nothing, so this test could not check re-capture"
 
-    ws.kenning("sync")
+    ws.kenning("sessions", "sync")
     raw = db_bytes(ws)
     assert SECRET_PASSWORD.encode() not in raw
     assert SECRET_AWS_KEY.encode() not in raw
 
     # The person's turn and the tool calls are searchable.
-    said_hits = json.loads(ws.kenning("search", "pin TZ image shared with other teams", "--json").stdout)
+    said_hits = json.loads(ws.kenning("sessions", "search", "pin TZ image shared with other teams", "--json").stdout)
     assert any(h["role"] == "user" and "shared with other teams" in h["evidence"] for h in said_hits), said_hits
-    tool_hits = json.loads(ws.kenning("search", "cat settings.env", "--json").stdout)
+    tool_hits = json.loads(ws.kenning("sessions", "search", "cat settings.env", "--json").stdout)
     assert any(h["role"] == "tool" and "settings.env" in h["evidence"] for h in tool_hits), tool_hits
     # All of it filed under the repository's project, the person's words included.
     assert len({h["project"] for h in said_hits + tool_hits}) == 1, said_hits + tool_hits

@@ -60,7 +60,7 @@ def test_codex_gets_the_brief_and_a_lesson_from_trusted_hooks(kcodex: Codex) -> 
 
 
 def test_sync_captures_the_codex_rollout_without_secrets(kcodex: Codex) -> None:
-    require_kenning("sync")
+    require_kenning("sessions sync")
     ws = kcodex.ws
     (ws.repo / "settings.env").write_text(SETTINGS_ENV)
     script = [Step.call("exec_command", {"cmd": "cat settings.env"}), Step.say("Read the settings.")]
@@ -70,9 +70,9 @@ def test_sync_captures_the_codex_rollout_without_secrets(kcodex: Codex) -> None:
     assert run.returncode == 0, run.describe()
     [rollout] = kcodex.rollouts()
     assert SECRET_PASSWORD in rollout.read_text()
-    ws.kenning("sync")
+    ws.kenning("sessions", "sync")
     assert SECRET_PASSWORD.encode() not in db_bytes(ws)
-    found = ws.kenning("search", "staging database settings", "--json").stdout
+    found = ws.kenning("sessions", "search", "staging database settings", "--json").stdout
     assert "staging database" in found, found
 
 

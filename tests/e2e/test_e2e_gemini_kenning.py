@@ -49,7 +49,7 @@ def test_gemini_gets_the_brief_and_a_lesson_before_the_call(kgemini: Gemini) -> 
 
 
 def test_sync_captures_the_gemini_session_without_secrets(kgemini: Gemini) -> None:
-    require_kenning("sync")
+    require_kenning("sessions sync")
     ws = kgemini.ws
     (ws.repo / "settings.env").write_text(SETTINGS_ENV)
     script = [Step.call("run_shell_command", {"command": "cat settings.env"}), Step.say("Read the settings.")]
@@ -58,9 +58,9 @@ def test_sync_captures_the_gemini_session_without_secrets(kgemini: Gemini) -> No
     assert run.returncode == 0, run.describe()
     [transcript] = kgemini.transcripts()
     assert SECRET_PASSWORD in transcript.read_text()
-    ws.kenning("sync")
+    ws.kenning("sessions", "sync")
     assert SECRET_PASSWORD.encode() not in db_bytes(ws)
-    found = ws.kenning("search", "staging database settings", "--json").stdout
+    found = ws.kenning("sessions", "search", "staging database settings", "--json").stdout
     assert "staging database" in found, found
 
 

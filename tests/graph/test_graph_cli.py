@@ -1,4 +1,4 @@
-"""The graph and notes commands as a person uses them: a real `kenning` process."""
+"""The graph and notes commands as a person uses them (in-process through CliRunner)."""
 
 from __future__ import annotations
 
@@ -17,59 +17,59 @@ def repo(tmp_path: Path) -> Path:
 
 
 def test_kg_add_query_timeline_end(repo: Path, kenning_home: Path) -> None:
-    add = json.loads(run(["kg", "add", "shop", "uses", "MySQL", "--from", "2026-01-01T00:00:00Z", "--json"],
+    add = json.loads(run(["graph", "add", "shop", "uses", "MySQL", "--from", "2026-01-01T00:00:00Z", "--json"],
                          repo, kenning_home).stdout)
     assert add["added"] and add["fact"]["object_id"] == "mysql"
-    run(["kg", "add", "shop", "uses", "Redis", "--from", "2026-02-01T00:00:00Z"], repo, kenning_home)
-    out = run(["kg", "add", "shop", "uses", "PostgreSQL", "--replace", "--from", "2026-03-01T00:00:00Z"],
+    run(["graph", "add", "shop", "uses", "Redis", "--from", "2026-02-01T00:00:00Z"], repo, kenning_home)
+    out = run(["graph", "add", "shop", "uses", "PostgreSQL", "--replace", "--from", "2026-03-01T00:00:00Z"],
               repo, kenning_home).stdout
     assert "closed f:1" in out and "closed f:2" in out
-    again = run(["kg", "add", "shop", "uses", "postgres"], repo, kenning_home).stdout
+    again = run(["graph", "add", "shop", "uses", "postgres"], repo, kenning_home).stdout
     assert again.startswith("already known")
-    feb = json.loads(run(["kg", "query", "shop", "--as-of", "2026-02-15", "--json"], repo, kenning_home).stdout)
+    feb = json.loads(run(["graph", "query", "shop", "--as-of", "2026-02-15", "--json"], repo, kenning_home).stdout)
     assert sorted(f["object_id"] for f in feb) == ["mysql", "redis"]
-    march = json.loads(run(["kg", "query", "shop", "--as-of", "2026-03-01", "--json"], repo, kenning_home).stdout)
+    march = json.loads(run(["graph", "query", "shop", "--as-of", "2026-03-01", "--json"], repo, kenning_home).stdout)
     assert [f["object_id"] for f in march] == ["postgres"]
-    timeline = json.loads(run(["kg", "timeline", "shop", "--json"], repo, kenning_home).stdout)
+    timeline = json.loads(run(["graph", "timeline", "shop", "--json"], repo, kenning_home).stdout)
     assert [f["object_id"] for f in timeline] == ["mysql", "redis", "postgres"]
-    run(["kg", "end", "f:3"], repo, kenning_home)
-    now = json.loads(run(["kg", "query", "shop", "--json"], repo, kenning_home).stdout)
+    run(["graph", "end", "f:3"], repo, kenning_home)
+    now = json.loads(run(["graph", "query", "shop", "--json"], repo, kenning_home).stdout)
     assert not any(f["current"] for f in now)
 
 
 def test_bad_input_exits_1_with_a_fix(repo: Path, kenning_home: Path) -> None:
-    bad = run(["kg", "query", "shop", "--as-of", "last tuesday"], repo, kenning_home, ok=False)
+    bad = run(["graph", "query", "shop", "--as-of", "last tuesday"], repo, kenning_home, ok=False)
     assert bad.returncode == 1 and "fix:" in bad.stderr
-    bad = run(["kg", "end", "nonsense"], repo, kenning_home, ok=False)
+    bad = run(["graph", "end", "nonsense"], repo, kenning_home, ok=False)
     assert bad.returncode == 1 and "f:42" in bad.stderr
-    bad = run(["value", "get", "missing"], repo, kenning_home, ok=False)
+    bad = run(["graph", "value", "get", "missing"], repo, kenning_home, ok=False)
     assert bad.returncode == 1 and "fix:" in bad.stderr
 
 
 def test_decision_record_diary_value_wake_up(repo: Path, kenning_home: Path) -> None:
-    run(["decision", "record", "Use Postgres for the job queue", "--area", "queue", "--reason", "we run it"],
+    run(["memory", "decision", "record", "Use Postgres for the job queue", "--area", "queue", "--reason", "we run it"],
         repo, kenning_home)
-    out = json.loads(run(["decision", "record", "Use Redis streams for the job queue", "--area", "queue",
+    out = json.loads(run(["memory", "decision", "record", "Use Redis streams for the job queue", "--area", "queue",
                           "--reason", "polling was slow", "--json"], repo, kenning_home).stdout)
     assert out["fact"]["area"] == "queue" and len(out["closed"]) == 1
-    run(["diary", "write", "Moved the queue to Redis streams.", "--agent", "claude-code"], repo, kenning_home)
-    entries = json.loads(run(["diary", "read", "--json"], repo, kenning_home).stdout)
+    run(["graph", "diary", "write", "Moved the queue to Redis streams.", "--agent", "claude-code"], repo, kenning_home)
+    entries = json.loads(run(["graph", "diary", "read", "--json"], repo, kenning_home).stdout)
     assert entries[0]["text"] == "Moved the queue to Redis streams."
-    run(["value", "set", "deploy.target", "fly.io"], repo, kenning_home)
-    assert run(["value", "get", "deploy.target"], repo, kenning_home).stdout.strip() == "fly.io"
-    text = run(["wake-up"], repo, kenning_home).stdout
+    run(["graph", "value", "set", "deploy.target", "fly.io"], repo, kenning_home)
+    assert run(["graph", "value", "get", "deploy.target"], repo, kenning_home).stdout.strip() == "fly.io"
+    text = run(["sessions", "wake-up"], repo, kenning_home).stdout
     assert "Use Redis streams for the job queue" in text and "Use Postgres for the job queue" not in text
 
 
 def test_sync_then_escalate_and_resume(repo: Path, kenning_home: Path, tmp_path: Path) -> None:
     user_home = tmp_path / "user-home"
     install(user_home, repo, which=("claude",))
-    run(["sync"], repo, kenning_home, user_home=user_home)
-    out = json.loads(run(["escalate", CLAUDE_SESSION, "--json"], repo, kenning_home).stdout)
+    run(["sessions", "sync"], repo, kenning_home, user_home=user_home)
+    out = json.loads(run(["sessions", "escalate", CLAUDE_SESSION, "--json"], repo, kenning_home).stdout)
     assert any(x["predicate"] == "decided" for x in out["learnings"])
-    again = json.loads(run(["escalate", CLAUDE_SESSION, "--json"], repo, kenning_home).stdout)
+    again = json.loads(run(["sessions", "escalate", CLAUDE_SESSION, "--json"], repo, kenning_home).stdout)
     assert again["added"] == []
-    state = json.loads(run(["resume", "--json"], repo, kenning_home).stdout)
+    state = json.loads(run(["sessions", "resume", "--json"], repo, kenning_home).stdout)
     assert state["todos_open"] == ["Move the export to a task", "Add a retry policy"]
-    bad = run(["escalate", "no-such-session"], repo, kenning_home, ok=False)
+    bad = run(["sessions", "escalate", "no-such-session"], repo, kenning_home, ok=False)
     assert bad.returncode == 1 and "sync" in bad.stderr

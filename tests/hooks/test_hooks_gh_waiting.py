@@ -44,7 +44,7 @@ def test_refresh_caches_what_gh_says_and_the_brief_shows_it(github_repo: Path, t
     data = fakegh.install(tmp_path)
     monkeypatch.setenv("PATH", fakegh.path_with_gh(tmp_path))
     before = datetime.now(UTC)
-    done = kenning("refresh", "--cwd", str(github_repo), "--json")
+    done = kenning("work", "refresh", "--cwd", str(github_repo), "--json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)["waiting"]
     assert report["read"] is True and report["skipped"] == ""
@@ -63,7 +63,7 @@ def test_refresh_caches_what_gh_says_and_the_brief_shows_it(github_repo: Path, t
     assert "(+1 more on GitHub)" in open_line  # at most 3: the draft waits behind the rest
     assert "Draft: new cart page" not in brief
 
-    text = kenning("refresh", "--cwd", str(github_repo)).stdout
+    text = kenning("work", "refresh", "--cwd", str(github_repo)).stdout
     assert "waiting on you: 4 pull requests and issues" in text and "  PR #12 Fix rounding (review requested)" in text
 
 
@@ -71,7 +71,7 @@ def test_a_cache_older_than_a_day_is_ignored(github_repo: Path, tmp_path: Path, 
     fakegh.install(tmp_path)
     monkeypatch.setenv("PATH", fakegh.path_with_gh(tmp_path))
     before = datetime.now(UTC)
-    assert kenning("refresh", "--cwd", str(github_repo)).returncode == 0
+    assert kenning("work", "refresh", "--cwd", str(github_repo)).returncode == 0
     assert SHOWN[0] in start_brief(github_repo, before + timedelta(hours=23))
     stale = start_brief(github_repo, before + timedelta(hours=25), session=SESSION[:-2] + "b2")
     assert "PR #" not in stale and "issue #" not in stale
@@ -81,11 +81,11 @@ def test_a_cache_older_than_a_day_is_ignored(github_repo: Path, tmp_path: Path, 
 def test_without_gh_nothing_is_read_and_nothing_fails(github_repo: Path, tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
     monkeypatch.setenv("PATH", fakegh.path_without_gh(tmp_path))
-    done = kenning("refresh", "--cwd", str(github_repo), "--json")
+    done = kenning("work", "refresh", "--cwd", str(github_repo), "--json")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["waiting"] == {"read": False, "skipped": "gh is not installed or not signed in",
                                                    "items": []}  # fmt: skip
-    text = kenning("refresh", "--cwd", str(github_repo))
+    text = kenning("work", "refresh", "--cwd", str(github_repo))
     assert text.returncode == 0 and text.stderr == ""
     assert "waiting on you: skipped (gh is not installed or not signed in)" in text.stdout
     brief = start_brief(github_repo, datetime.now(UTC))
@@ -96,7 +96,7 @@ def test_signed_out_gh_is_not_asked(github_repo: Path, tmp_path: Path, monkeypat
     data = fakegh.install(tmp_path)
     (data / "signed-out").touch()
     monkeypatch.setenv("PATH", fakegh.path_with_gh(tmp_path))
-    done = kenning("refresh", "--cwd", str(github_repo), "--json")
+    done = kenning("work", "refresh", "--cwd", str(github_repo), "--json")
     assert json.loads(done.stdout)["waiting"]["skipped"] == "gh is not installed or not signed in"
     assert "pr list" not in (data / "calls.log").read_text()
 
@@ -105,10 +105,10 @@ def test_gh_failing_keeps_the_previous_list(github_repo: Path, tmp_path: Path, m
     data = fakegh.install(tmp_path)
     monkeypatch.setenv("PATH", fakegh.path_with_gh(tmp_path))
     before = datetime.now(UTC)
-    assert kenning("refresh", "--cwd", str(github_repo)).returncode == 0
+    assert kenning("work", "refresh", "--cwd", str(github_repo)).returncode == 0
     (data / "review.json").write_text("[]\n")  # gh would now say something else...
     (data / "offline").touch()  # ...but it cannot reach GitHub
-    done = kenning("refresh", "--cwd", str(github_repo), "--json")
+    done = kenning("work", "refresh", "--cwd", str(github_repo), "--json")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["waiting"]["skipped"] == "gh failed; the previous list is kept"
     assert SHOWN[0] in start_brief(github_repo, before + timedelta(minutes=5))
@@ -119,9 +119,9 @@ def test_one_failing_call_keeps_the_whole_previous_list(github_repo: Path, tmp_p
     data = fakegh.install(tmp_path)
     monkeypatch.setenv("PATH", fakegh.path_with_gh(tmp_path))
     before = datetime.now(UTC)
-    assert kenning("refresh", "--cwd", str(github_repo)).returncode == 0
+    assert kenning("work", "refresh", "--cwd", str(github_repo)).returncode == 0
     (data / "review.json").write_text("[]\n")
     (data / "assigned.json").write_text("gh: Could not resolve to a Repository\n")  # not JSON: a failed read
-    done = kenning("refresh", "--cwd", str(github_repo), "--json")
+    done = kenning("work", "refresh", "--cwd", str(github_repo), "--json")
     assert json.loads(done.stdout)["waiting"]["skipped"] == "gh failed; the previous list is kept"
     assert SHOWN[0] in start_brief(github_repo, before + timedelta(minutes=5))

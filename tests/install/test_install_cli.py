@@ -21,7 +21,7 @@ def run(home: Path, data: Path, *args: str, path_env: str = "/usr/bin:/bin") -> 
 def test_install_doctor_uninstall_round_trip(tmp_path: Path) -> None:
     home, data = tmp_path / "home", tmp_path / "data"
     original = realistic_home(home)
-    done = run(home, data, "install", "--home", str(home))  # every tool detected by its config folder
+    done = run(home, data, "install", "--user-home", str(home))  # every tool detected by its config folder
     assert done.returncode == 0, done.stderr
     for label in ("Claude Code", "Codex", "Gemini CLI", "Cursor", "OpenCode"):
         assert f"{label}:" in done.stdout
@@ -30,7 +30,7 @@ def test_install_doctor_uninstall_round_trip(tmp_path: Path) -> None:
     ledger = json.loads((data / "installed.json").read_text())
     assert set(ledger["tools"]) == {"claude-code", "codex", "gemini-cli", "cursor", "opencode"}
 
-    doctor = run(home, data, "doctor", "--home", str(home), "--json")
+    doctor = run(home, data, "doctor", "--user-home", str(home), "--json")
     assert doctor.returncode == 0, doctor.stderr
     checks = {c["tool"]: c for c in json.loads(doctor.stdout)}
     assert all(c["registered"] and c["ours"] and c["runs"] for c in checks.values()), checks
@@ -39,10 +39,10 @@ def test_install_doctor_uninstall_round_trip(tmp_path: Path) -> None:
     assert checks["cursor"]["hooks"] == 0
     gemini: Any = read_json(home / ".gemini" / "settings.json")
     assert all(h["timeout"] >= 1000 for gs in gemini["hooks"].values() for g in gs for h in g["hooks"])
-    text = run(home, data, "doctor", "--home", str(home)).stdout.splitlines()
+    text = run(home, data, "doctor", "--user-home", str(home)).stdout.splitlines()
     assert len(text) == 5 and all("registered, command runs" in line for line in text)
 
-    gone = run(home, data, "uninstall", "--home", str(home))
+    gone = run(home, data, "uninstall", "--user-home", str(home))
     assert gone.returncode == 0, gone.stderr
     assert {p: p.read_bytes() for p in original} == original
     assert json.loads((data / "installed.json").read_text())["tools"] == {}
@@ -51,10 +51,10 @@ def test_install_doctor_uninstall_round_trip(tmp_path: Path) -> None:
 def test_doctor_reports_a_command_that_does_not_run(tmp_path: Path) -> None:
     home, data = tmp_path / "home", tmp_path / "data"
     write_json(home / ".cursor" / "mcp.json", {"mcpServers": {"kenning": {"command": str(tmp_path / "gone" / "kenning"), "args": ["mcp"]}}})
-    doctor = run(home, data, "doctor", "--home", str(home), "--json")
+    doctor = run(home, data, "doctor", "--user-home", str(home), "--json")
     cursor = next(c for c in json.loads(doctor.stdout) if c["tool"] == "cursor")
     assert cursor["registered"] and not cursor["ours"] and cursor["runs"] is False
-    line = next(x for x in run(home, data, "doctor", "--home", str(home)).stdout.splitlines() if x.startswith("Cursor"))
+    line = next(x for x in run(home, data, "doctor", "--user-home", str(home)).stdout.splitlines() if x.startswith("Cursor"))
     assert "written by hand" in line and "FAILS" in line
 
 
@@ -62,22 +62,22 @@ def test_install_refuses_a_hand_written_entry_with_a_fix(tmp_path: Path) -> None
     home, data = tmp_path / "home", tmp_path / "data"
     write_json(home / ".claude.json", {"mcpServers": {"kenning": {"command": "/home/alice/kenning-dev", "args": ["mcp"]}}})
     before = (home / ".claude.json").read_bytes()
-    done = run(home, data, "install", "claude", "--home", str(home))
+    done = run(home, data, "install", "claude", "--user-home", str(home))
     assert done.returncode == 1
     assert "did not write" in done.stderr and "--force" in done.stderr
     assert (home / ".claude.json").read_bytes() == before
-    forced = run(home, data, "install", "claude", "--home", str(home), "--force")
+    forced = run(home, data, "install", "claude", "--user-home", str(home), "--force")
     assert forced.returncode == 0, forced.stderr
 
 
 def test_unknown_tool_is_an_error(tmp_path: Path) -> None:
-    done = run(tmp_path / "home", tmp_path / "data", "install", "vscode", "--home", str(tmp_path / "home"))
+    done = run(tmp_path / "home", tmp_path / "data", "install", "vscode", "--user-home", str(tmp_path / "home"))
     assert done.returncode == 1 and "unknown agent tool" in done.stderr and "claude" in done.stderr
 
 
 def test_nothing_detected_changes_nothing(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
-    done = run(home, tmp_path / "data", "install", "--home", str(home), path_env="/nonexistent")
+    done = run(home, tmp_path / "data", "install", "--user-home", str(home), path_env="/nonexistent")
     assert done.returncode == 0 and "no agent tool found" in done.stdout
     assert list(home.iterdir()) == []

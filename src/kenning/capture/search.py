@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
 
+from kenning.capture.lookup import find_session
 from kenning.clock import from_iso, parse_as_of, to_iso
 from kenning.errors import Invalid, NotFound
 from kenning.redact import redact
@@ -96,7 +97,7 @@ def search(db: Database, query: str, *, workspace: str = "", project: str = "", 
            now: datetime | None = None) -> list[Hit]:
     terms = query_terms(query)
     if not terms:
-        raise Invalid("the query has no words to search for", fix="give a few words, e.g. `kenning search login timezone`")
+        raise Invalid("the query has no words to search for", fix="give a few words, e.g. `kenning sessions search login timezone`")
     if type and type not in TYPES:
         raise Invalid(f"unknown type {type!r}", fix=f"use one of {', '.join(TYPES)}")
     if limit < 1:
@@ -135,20 +136,6 @@ def search(db: Database, query: str, *, workspace: str = "", project: str = "", 
     return hits
 
 
-def _resolve(store: CaptureStore, session: str) -> dict[str, Any]:
-    found = store.session(session)
-    if found:
-        return found
-    matches = store.find_sessions(session) if session else []
-    if len(matches) == 1:
-        return matches[0]
-    if len(matches) > 1:
-        raise Invalid(f"session {session!r} matches {len(matches)} sessions",
-                      fix="give more of the id: " + ", ".join(m["id"] for m in matches[:3]))
-    raise NotFound(f"no captured session {session!r}",
-                   fix="run `kenning sync`, then find the id with `kenning search <words>`")
-
-
 def _turn_view(t: dict[str, Any]) -> dict[str, Any]:
     import json
 
@@ -159,7 +146,7 @@ def _turn_view(t: dict[str, Any]) -> dict[str, Any]:
 def show(db: Database, session: str, *, limit: int = 500) -> dict[str, Any]:
     """A captured session, redacted (again, with the current rules), turn by turn."""
     store = CaptureStore(db)
-    meta = _resolve(store, session)
+    meta = find_session(db, session)
     turns = store.turns(meta["id"], limit=limit)
     return {"session": meta, "turns": [_turn_view(t) for t in turns]}
 
@@ -167,10 +154,10 @@ def show(db: Database, session: str, *, limit: int = 500) -> dict[str, Any]:
 def context(db: Database, session: str, chunk: int, *, radius: int = 3) -> dict[str, Any]:
     """The turns around a chunk, for reading a search hit in its place."""
     store = CaptureStore(db)
-    meta = _resolve(store, session)
+    meta = find_session(db, session)
     row = store.chunk(chunk)
     if row is None or row["session"] != meta["id"]:
         raise NotFound(f"chunk {chunk} is not in session {meta['id']}",
-                       fix="use the chunk and session of a `kenning search` result")
+                       fix="use the chunk and session of a `kenning sessions search` result")
     turns = store.turns(meta["id"], around=row["turn"], radius=radius)
     return {"session": meta, "chunk": chunk, "turn": row["turn"], "turns": [_turn_view(t) for t in turns]}

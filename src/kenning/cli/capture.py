@@ -1,4 +1,4 @@
-"""Capture commands: sync, watch, search, show, context."""
+"""Capture commands (`kenning sessions ...`): sync, watch, search, show, context."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from typing import Any
 
 import click
 
+from kenning.cli.common import resolve_user_home, user_home_option
 from kenning.cli.context import CliContext, emit_json, pass_ctx
-from kenning.clock import SystemClock
 from kenning.errors import Invalid
 
 
@@ -66,22 +66,33 @@ def _say_summary(s: Any) -> None:
         click.echo(f"  could not read {err}", err=True)
 
 
-def _home(home: Path | None) -> Path:
-    return home if home is not None else Path.home()
+# The 0.1 name of --user-home on sync and watch, kept for one release.
+_FROM_HOME = click.option("--from-home", "from_home", type=click.Path(file_okay=False, path_type=Path), default=None,
+                          hidden=True, deprecated="use --user-home")  # fmt: skip
 
 
 @click.command("sync")
-@click.option("--from-home", "from_home", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Folder whose agent transcripts to capture (default: your home folder).")
+@user_home_option("agent transcripts to capture")
+@_FROM_HOME
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @pass_ctx
-def sync_cmd(ctx: CliContext, from_home: Path | None, as_json: bool, quiet: bool) -> None:
-    """Capture new turns of every agent transcript (Claude Code, Codex, Gemini CLI, OpenCode)."""
+def sync_cmd(ctx: CliContext, user_home: Path | None, from_home: Path | None, as_json: bool, quiet: bool) -> None:
+    """Capture new turns of every agent transcript (Claude Code, Codex, Gemini CLI, OpenCode).
+
+    Incremental and crash-safe: a second run reads only what was appended. Secrets are
+    redacted before anything is stored.
+
+    \b
+    Example:
+      kenning sessions sync
+      kenning sessions sync --json --quiet
+    """
     from kenning.capture.sync import sync_all
 
+    home = resolve_user_home(user_home or from_home)
     with _progress(not (as_json or quiet)) as progress:
-        summary = sync_all(ctx.db, ctx.settings, _home(from_home), SystemClock(), progress, env=_env(ctx))
+        summary = sync_all(ctx.db, ctx.settings, home, ctx.clock, progress, env=_env(ctx))
     if as_json:
         emit_json(summary.to_dict())
     else:
@@ -89,20 +100,32 @@ def sync_cmd(ctx: CliContext, from_home: Path | None, as_json: bool, quiet: bool
 
 
 @click.command("watch")
-@click.option("--from-home", "from_home", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Folder whose agent transcripts to capture (default: your home folder).")
+@user_home_option("agent transcripts to capture")
+@_FROM_HOME
 @click.option("--interval", type=float, default=2.0, show_default=True, help="Seconds between checks when polling.")
 @click.option("--rounds", type=int, default=0, hidden=True, help="Stop after this many syncs (tests).")
 @pass_ctx
-def watch_cmd(ctx: CliContext, from_home: Path | None, interval: float, rounds: int) -> None:
-    """Keep capturing as transcripts grow. Ctrl-C stops."""
+def watch_cmd(ctx: CliContext, user_home: Path | None, from_home: Path | None, interval: float, rounds: int) -> None:
+    """Keep capturing as transcripts grow. Ctrl-C stops.
+
+    With the `watch` extra installed (pip install 'kenning[watch]', which brings watchfiles)
+    it wakes on each change; without it, it checks every --interval seconds and says so.
+
+    \b
+    Example:
+      kenning sessions watch
+    """
     from kenning.capture.sync import sync_all, watch_roots
 
-    home, env = _home(from_home), _env(ctx)
+    home, env = resolve_user_home(user_home or from_home), _env(ctx)
+    waiter = _change_waiter()
+    if waiter is None:
+        click.echo(f"watchfiles is not installed, so kenning checks for new turns every {interval:g} s "
+                   "(install it with: pip install 'kenning[watch]')", err=True)
     done = 0
     try:
         while True:
-            summary = sync_all(ctx.db, ctx.settings, home, SystemClock(), env=env, import_memory_files=done == 0)
+            summary = sync_all(ctx.db, ctx.settings, home, ctx.clock, env=env, import_memory_files=done == 0)
             done += 1
             if summary.turns_added or done == 1:
                 click.echo(f"{time.strftime('%H:%M:%S')} +{summary.turns_added} turns "
@@ -110,17 +133,32 @@ def watch_cmd(ctx: CliContext, from_home: Path | None, interval: float, rounds: 
             if rounds and done >= rounds:
                 return
             roots = [r for r in watch_roots(home, env) if r.exists()]
+            if waiter is None or not roots:
+                time.sleep(interval)
+                continue
             try:
-                import watchfiles
-
-                # Wakes on the first change, or after the interval so new roots are noticed.
-                for _changes in watchfiles.watch(*roots, rust_timeout=int(interval * 1000), yield_on_timeout=True,
-                                                 debounce=300, raise_interrupt=True):
-                    break
-            except (ImportError, FileNotFoundError, ValueError, TypeError):
+                waiter(roots, interval)
+            except (FileNotFoundError, ValueError, TypeError):  # a root vanished under the watcher
                 time.sleep(interval)
     except KeyboardInterrupt:
         click.echo("stopped watching")
+
+
+def _change_waiter() -> Any:
+    """A function that blocks until a change under the roots (or the interval passes), or None
+    when the optional watchfiles package is missing (then watch polls)."""
+    try:
+        import watchfiles
+    except ImportError:
+        return None
+
+    def wait(roots: list[Path], interval: float) -> None:
+        # Wakes on the first change, or after the interval so new roots are noticed.
+        for _changes in watchfiles.watch(*roots, rust_timeout=int(interval * 1000), yield_on_timeout=True,
+                                         debounce=300, raise_interrupt=True):
+            break
+
+    return wait
 
 
 @click.command("search")
@@ -136,16 +174,24 @@ def watch_cmd(ctx: CliContext, from_home: Path | None, interval: float, rounds: 
 @pass_ctx
 def search_cmd(ctx: CliContext, query: tuple[str, ...], project: str, tool: str | None, type_: str | None,
                since: str, until: str, limit: int, as_json: bool) -> None:
-    """Search captured sessions."""
+    """Search captured sessions.
+
+    Ranks turns by BM25 over what was said; each hit names its session and chunk, which
+    `kenning sessions context` opens in place.
+
+    \b
+    Example:
+      kenning sessions search "staging database settings" --since 2026-03-01
+    """
     from kenning.capture.search import search
 
     hits = search(ctx.db, " ".join(query), workspace=ctx.settings.workspace, project=project, tool=tool or "",
-                  type=type_ or "", since=since, until=until, limit=limit, now=SystemClock().now())
+                  type=type_ or "", since=since, until=until, limit=limit, now=ctx.clock.now())
     if as_json:
         emit_json([h.to_dict() for h in hits])
         return
     if not hits:
-        click.echo("no captured turns match; run `kenning sync` first if you have not")
+        click.echo("no captured turns match; run `kenning sessions sync` first if you have not")
         return
     for h in hits:
         tag = f" {h.type}:{h.importance}" if h.type != "general" else ""
@@ -174,7 +220,15 @@ def _print_turns(turns: list[dict[str, Any]], mark: int | None = None) -> None:
 @click.option("--json", "as_json", is_flag=True)
 @pass_ctx
 def show_cmd(ctx: CliContext, session: str, limit: int, as_json: bool) -> None:
-    """Show a captured session (redacted), turn by turn. SESSION may be an id prefix."""
+    """Show a captured session (redacted), turn by turn.
+
+    SESSION is an id, its first 8 or more characters, or `last` (the newest session).
+
+    \b
+    Example:
+      kenning sessions show 9f1c2a7e
+      kenning sessions show last --json
+    """
     from kenning.capture.search import show
 
     view = show(ctx.db, session, limit=limit)
@@ -194,7 +248,14 @@ def show_cmd(ctx: CliContext, session: str, limit: int, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True)
 @pass_ctx
 def context_cmd(ctx: CliContext, session: str, chunk: int, radius: int, as_json: bool) -> None:
-    """Show the turns around a search hit (SESSION and CHUNK as `kenning search` prints them)."""
+    """Show the turns around a search hit.
+
+    SESSION and CHUNK as `kenning sessions search` prints them.
+
+    \b
+    Example:
+      kenning sessions context claude:9f1c2a7e 12 --radius 5
+    """
     from kenning.capture.search import context
 
     if radius < 0:
@@ -204,8 +265,3 @@ def context_cmd(ctx: CliContext, session: str, chunk: int, radius: int, as_json:
         emit_json(view)
         return
     _print_turns(view["turns"], mark=view["turn"])
-
-
-def register(group: click.Group) -> None:
-    for command in (sync_cmd, watch_cmd, search_cmd, show_cmd, context_cmd):
-        group.add_command(command)

@@ -19,7 +19,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 def core_of(ctx: CliContext) -> Core:
     core = getattr(ctx, "_core", None)
     if core is None:
-        core = Core.over(ctx.db, ctx.settings)
+        core = Core.over(ctx.db, ctx.settings, ctx.clock)
         ctx._core = core  # type: ignore[attr-defined]
     return core
 
@@ -45,3 +45,25 @@ def place_of(core: Core, cwd: Path | None, project: str | None) -> Place:
 
 def json_option(fn: F) -> F:
     return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")(fn)
+
+
+def user_home_option(what: str) -> Callable[[F], F]:
+    """--user-home: the person's home folder (agent configs and transcripts live under it).
+
+    One meaning per name: ``kenning --home`` is always kenning's data folder."""
+
+    def decorate(fn: F) -> F:
+        return click.option(
+            "--user-home",
+            "user_home",
+            type=click.Path(file_okay=False, path_type=Path),
+            default=None,
+            help=f"The home folder whose {what} (default: your home folder).",
+        )(fn)
+
+    return decorate
+
+
+def resolve_user_home(given: Path | None) -> Path:
+    """The folder --user-home names, else the running user's home."""
+    return (given or Path.home()).expanduser().absolute()

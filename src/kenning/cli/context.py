@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from kenning.clock import Clock, FixedClock, SystemClock, from_iso
 from kenning.config import Settings
-from kenning.errors import KenningError
+from kenning.errors import Invalid, KenningError
 
 if TYPE_CHECKING:
     from kenning.store.sqlite.db import Database
@@ -23,6 +24,8 @@ class CliContext:
     settings: Settings
     # The process environment, read once by the entry point (cli.main) and passed down.
     env: Mapping[str, str] = field(default_factory=dict)
+    # The system clock, or a fixed time from --now / $KENNING_NOW (to try the time rules).
+    clock: Clock = field(default_factory=SystemClock)
     _db: Database | None = field(default=None, repr=False)
 
     @property
@@ -40,6 +43,17 @@ class CliContext:
 
 
 pass_ctx = click.make_pass_decorator(CliContext)
+
+
+def clock_from(now: str | None) -> Clock:
+    """The clock for ``--now TIME`` (a fixed ISO time), or the system clock without one."""
+    if not now or not now.strip():
+        return SystemClock()
+    try:
+        return FixedClock(from_iso(now.strip()))
+    except ValueError as exc:
+        raise Invalid(f"--now {now!r} is not an ISO time",
+                      fix="give a time like 2026-03-20T09:00:00Z (also accepted from $KENNING_NOW)") from exc
 
 
 def emit_json(value: Any) -> None:

@@ -1,4 +1,4 @@
-"""Needs review, decisions and policies."""
+"""`kenning memory review`, `kenning memory decision` and `kenning memory policy`."""
 
 from __future__ import annotations
 
@@ -33,6 +33,11 @@ def review(click_ctx: click.Context, cwd: Path | None, project: str | None, as_j
     """Needs review: contradictions of firmer memories and proposed tidies.
 
     Without a subcommand, lists what waits.
+
+    \b
+    Example:
+      kenning memory review
+      kenning memory review resolve 3 keep-both
     """
     click_ctx.ensure_object(CliContext)
     click_ctx.meta["where"] = (cwd, project)
@@ -63,7 +68,12 @@ def _place(click_ctx: click.Context, ctx: CliContext) -> object:
 @click.argument("choice", type=click.Choice(["keep-existing", "replace", "keep-both", "accept", "dismiss"]))
 @click.pass_context
 def review_resolve(click_ctx: click.Context, item_id: int, choice: str) -> None:
-    """Resolve one item: keep-existing / replace / keep-both for a contradiction, accept / dismiss for a proposal."""
+    """Resolve one item: keep-existing / replace / keep-both for a contradiction, accept / dismiss for a proposal.
+
+    \b
+    Example:
+      kenning memory review resolve 3 replace
+    """
     ctx = click_ctx.find_object(CliContext)
     assert ctx is not None
     item = core_of(ctx).resolve_review(_place(click_ctx, ctx), item_id, choice)  # type: ignore[arg-type]
@@ -73,18 +83,30 @@ def review_resolve(click_ctx: click.Context, item_id: int, choice: str) -> None:
 @review.command("accept-all")
 @click.pass_context
 def review_accept_all(click_ctx: click.Context) -> None:
-    """Accept every waiting item in one batch (contradictions: keep both). Undo with `review undo BATCH`."""
+    """Accept every waiting item in one batch (contradictions: keep both).
+
+    Undo with `kenning memory review undo BATCH`.
+
+    \b
+    Example:
+      kenning memory review accept-all
+    """
     ctx = click_ctx.find_object(CliContext)
     assert ctx is not None
     batch, items = core_of(ctx).accept_all(_place(click_ctx, ctx))  # type: ignore[arg-type]
-    click.echo(f"accepted {len(items)} item(s) as batch {batch}; undo with: kenning review undo {batch}")
+    click.echo(f"accepted {len(items)} item(s) as batch {batch}; undo with: kenning memory review undo {batch}")
 
 
 @review.command("undo")
 @click.argument("batch")
 @click.pass_context
 def review_undo(click_ctx: click.Context, batch: str) -> None:
-    """Undo an accept-all batch."""
+    """Undo an accept-all batch.
+
+    \b
+    Example:
+      kenning memory review undo b1a2b3c4
+    """
     ctx = click_ctx.find_object(CliContext)
     assert ctx is not None
     items = core_of(ctx).undo_batch(_place(click_ctx, ctx), batch)  # type: ignore[arg-type]
@@ -93,7 +115,13 @@ def review_undo(click_ctx: click.Context, batch: str) -> None:
 
 @click.group("decision")
 def decision() -> None:
-    """Decisions with their reasoning and outcome."""
+    """Decisions with their reasoning and outcome.
+
+    \b
+    Example:
+      kenning memory decision record "Job queue" --decision "Use Redis streams" --reason "polling was slow"
+      kenning memory decision list
+    """
 
 
 @decision.command("record")
@@ -109,10 +137,15 @@ def decision() -> None:
 @pass_ctx
 def decision_record(ctx: CliContext, title: str, text: str, reason: str, rejected: str, confidence: str,
                     source_ref: str, area: str, cwd: Path | None, project: str | None, as_json: bool) -> None:  # fmt: skip
-    """Record a decision: a memory plus a decision doc. The same title replaces the reasoning
-    and keeps the Outcome. With --area, the earlier decision of that area stops being current.
+    """Record a decision: a memory plus a decision doc.
 
-    Example: kenning decision record "Job queue" --decision "Use Redis streams for the job queue" --reason "polling was slow" --area queue
+    The same title replaces the reasoning and keeps the Outcome. With --area, the earlier
+    decision of that area stops being current.
+
+    \b
+    Example:
+      kenning memory decision record "Job queue" --decision "Use Redis streams for the job queue" \\
+        --reason "polling was slow" --area queue
     """
     from kenning.core import notes
     from kenning.graph import facts
@@ -145,7 +178,12 @@ def decision_record(ctx: CliContext, title: str, text: str, reason: str, rejecte
 @json_option
 @pass_ctx
 def decision_list(ctx: CliContext, cwd: Path | None, project: str | None, as_json: bool) -> None:
-    """List decision docs, newest first."""
+    """List decision docs, newest first.
+
+    \b
+    Example:
+      kenning memory decision list --json
+    """
     core = core_of(ctx)
     docs = core.decision_docs(place_of(core, cwd, project))
     if as_json:
@@ -163,11 +201,16 @@ def decision_list(ctx: CliContext, cwd: Path | None, project: str | None, as_jso
 @json_option
 @pass_ctx
 def decision_show(ctx: CliContext, doc_id: int, as_json: bool) -> None:
-    """Show a decision doc as you wrote it."""
+    """Show a decision doc as you wrote it.
+
+    \b
+    Example:
+      kenning memory decision show 4
+    """
     core = core_of(ctx)
     doc = core.store.decision_doc_by_id(doc_id)
     if doc is None:
-        raise NotFound(f"no decision doc #{doc_id}", fix="list them with: kenning decision list")
+        raise NotFound(f"no decision doc #{doc_id}", fix="list them with: kenning memory decision list")
     if as_json:
         emit_json({"id": doc.id, "title": doc.title, "decision": doc.decision, "reason": doc.reason,
                    "rejected": doc.rejected, "confidence": doc.confidence, "source_ref": doc.source_ref,
@@ -184,6 +227,11 @@ def policy(click_ctx: click.Context, cwd: Path | None, project: str | None, as_j
     """What this project keeps; each setting says where it comes from.
 
     Without a subcommand, shows the project's effective policy.
+
+    \b
+    Example:
+      kenning memory policy
+      kenning memory policy set preset decisions-and-lessons
     """
     click_ctx.meta["where"] = (cwd, project)
     if click_ctx.invoked_subcommand is not None:
@@ -210,19 +258,13 @@ def policy_set(click_ctx: click.Context, setting: str, value: str, level: str) -
     """Set one setting (applies from now on; kept memories stay).
 
     \b
-    Examples:
-      kenning policy set preset decisions-and-lessons
-      kenning policy set writers agents,apps --level workspace
-      kenning policy set banned_words "acme-secret-project"
-      kenning policy set capture off
+    Example:
+      kenning memory policy set preset decisions-and-lessons
+      kenning memory policy set writers agents,apps --level workspace
+      kenning memory policy set banned_words "acme-secret-project"
+      kenning memory policy set capture off
     """
     ctx = click_ctx.find_object(CliContext)
     assert ctx is not None
     parsed = core_of(ctx).set_policy(_place(click_ctx, ctx), level, setting, value)  # type: ignore[arg-type]
     click.echo(f"{setting} = {parsed} at {level} level")
-
-
-def register(group: click.Group) -> None:
-    group.add_command(review)
-    group.add_command(decision)
-    group.add_command(policy)

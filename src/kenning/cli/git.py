@@ -1,4 +1,5 @@
-"""Git awareness commands: refresh (parked work, citations, what waits on you in gh), outcomes check, health."""
+"""Git awareness commands: ``kenning work refresh`` (parked work, citations, what waits on you
+in gh), ``kenning work outcomes`` and ``kenning memory health``."""
 
 from __future__ import annotations
 
@@ -29,7 +30,14 @@ def _folder(cwd: Path | None) -> Path:
 @pass_ctx
 def refresh_cmd(ctx: CliContext, cwd: Path | None, as_json: bool) -> None:
     """Re-read git: parked work on every branch, every citation of this project, and (where gh
-    is installed and signed in) the pull requests and issues waiting on you, for the brief."""
+    is installed and signed in) the pull requests and issues waiting on you, for the brief.
+
+    Session start does this in the background; run it by hand after a merge or a rebase.
+
+    \b
+    Example:
+      kenning work refresh --cwd ~/src/shop --json
+    """
     core = core_of(ctx)
     report = parked.refresh(core, _folder(cwd))
     sweeps = citations.check_all(core, report.project) if report.project != "personal" else []
@@ -53,7 +61,7 @@ def refresh_cmd(ctx: CliContext, cwd: Path | None, as_json: bool) -> None:
     for branch in report.unchanged:
         click.echo(f"parked work: {branch} unchanged since the last reading")
     for ref, why in report.retired.items():
-        click.echo(f"retired {ref}: {why} (bring it back with: kenning bring-back {ref})")
+        click.echo(f"retired {ref}: {why} (bring it back with: kenning memory bring-back {ref})")
     for sweep in sweeps:
         if sweep.not_judged:
             click.echo(f"citations: {sweep.checked} not judged ({sweep.scope} is not on this machine)")
@@ -76,7 +84,12 @@ def _echo_waiting(gh: waiting.WaitingReport) -> None:
 
 @click.group("outcomes")
 def outcomes_group() -> None:
-    """What came of decisions: shipped, not shipped, reverted."""
+    """What came of decisions: shipped, not shipped, reverted.
+
+    \b
+    Example:
+      kenning work outcomes
+    """
 
 
 @outcomes_group.command("check")
@@ -84,7 +97,14 @@ def outcomes_group() -> None:
 @json_option
 @pass_ctx
 def outcomes_check(ctx: CliContext, cwd: Path | None, as_json: bool) -> None:
-    """Look for merges, pull requests and reverts of work that cited a decision."""
+    """Look for merges, pull requests and reverts of work that cited a decision.
+
+    Adds a line under each decision's Outcome: shipped, not shipped or reverted.
+
+    \b
+    Example:
+      kenning work outcomes --cwd ~/src/shop
+    """
     core = core_of(ctx)
     report = outcomes.check(core, _folder(cwd))
     core.store.set_meta(outcomes.last_run_key(core, report.project), to_iso(core.now()))
@@ -109,7 +129,13 @@ def outcomes_check(ctx: CliContext, cwd: Path | None, as_json: bool) -> None:
 @json_option
 @pass_ctx
 def health_cmd(ctx: CliContext, project: str | None, repair: bool, dry_run: bool, as_json: bool) -> None:
-    """Are memories reachable? Reports, and with --repair fixes, what recall cannot reach."""
+    """Are memories reachable? Reports, and with --repair fixes, what recall cannot reach.
+
+    \b
+    Example:
+      kenning memory health
+      kenning memory health --repair
+    """
     report = health(core_of(ctx), project, repair=repair and not dry_run)
     if as_json:
         emit_json(report.as_dict())
@@ -129,14 +155,8 @@ def health_cmd(ctx: CliContext, project: str | None, repair: bool, dry_run: bool
     click.echo(f"without tags: {len(report.untagged)}")
     click.echo(f"exact duplicates: {len(report.duplicates)}" + _refs([" = ".join(g) for g in report.duplicates]))
     if (report.moves or report.drops) and not report.applied:
-        click.echo("run `kenning health --repair` to make these changes")
+        click.echo("run `kenning memory health --repair` to make these changes")
 
 
 def _refs(items: list[str], limit: int = 10) -> str:
     return f" ({', '.join(items[:limit])}{', …' if len(items) > limit else ''})" if items else ""
-
-
-def register(group: click.Group) -> None:
-    group.add_command(refresh_cmd)
-    group.add_command(outcomes_group)
-    group.add_command(health_cmd)

@@ -1,5 +1,5 @@
-"""Commands of the knowledge graph and notes: ``kenning kg``, ``diary``,
-``value``, ``wake-up``, ``resume`` and ``escalate``."""
+"""Commands of the knowledge graph and notes (``kenning graph``: add, query, timeline, end,
+extract, diary, value) and of picking up work (``kenning sessions``: wake-up, resume, escalate)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,12 @@ from kenning.graph import extract, facts
 
 @click.group("kg")
 def kg() -> None:
-    """The knowledge graph: facts subject -> predicate -> object, each valid from a time."""
+    """The knowledge graph: facts subject -> predicate -> object, each valid from a time.
+
+    \b
+    Example:
+      kenning graph add shop uses postgres
+    """
 
 
 @kg.command("add")
@@ -35,8 +40,16 @@ def kg() -> None:
 @pass_ctx
 def kg_add(ctx: CliContext, subject: str, predicate: str, obj: str, as_text: bool, area: str, replace: bool,
            valid_from: str | None, confidence: float, cwd: Path | None, project: str | None, as_json: bool) -> None:
-    """Add a fact. Nothing is closed unless --replace, --area or a single-valued predicate
-    (status, version, owner, ...) says so; a fact already current is not added again."""
+    """Add a fact.
+
+    Nothing is closed unless --replace, --area or a single-valued predicate (status, version,
+    owner, ...) says so; a fact already current is not added again.
+
+    \b
+    Example:
+      kenning graph add shop uses postgres
+      kenning graph add shop deploys-to "fly.io, two regions" --text --replace
+    """
     core = core_of(ctx)
     place = place_of(core, cwd, project)
     result = facts.add(ctx.db, core.clock, place.workspace, subject, predicate, obj, project=place.project,
@@ -60,7 +73,12 @@ def kg_add(ctx: CliContext, subject: str, predicate: str, obj: str, as_text: boo
 @pass_ctx
 def kg_query(ctx: CliContext, entity: str, predicate: str, as_of: str | None, direction: str, limit: int,
              as_json: bool) -> None:
-    """Facts about ENTITY, newest first (ended ones too, unless --as-of)."""
+    """Facts about ENTITY, newest first (ended ones too, unless --as-of).
+
+    \b
+    Example:
+      kenning graph query shop --predicate uses --as-of 2026-03-01
+    """
     core = core_of(ctx)
     rows = facts.query(ctx.db, core.workspace, entity, predicate=predicate, as_of=as_of, direction=direction,
                        limit=limit)
@@ -78,7 +96,12 @@ def kg_query(ctx: CliContext, entity: str, predicate: str, as_of: str | None, di
 @json_option
 @pass_ctx
 def kg_timeline(ctx: CliContext, entity: str, as_json: bool) -> None:
-    """Every fact about ENTITY, oldest first, with when each held."""
+    """Every fact about ENTITY, oldest first, with when each held.
+
+    \b
+    Example:
+      kenning graph timeline shop
+    """
     rows = facts.timeline(ctx.db, core_of(ctx).workspace, entity)
     if as_json:
         emit_json([facts.as_dict(f) for f in rows])
@@ -92,7 +115,12 @@ def kg_timeline(ctx: CliContext, entity: str, as_json: bool) -> None:
 @click.option("--at", "when", default=None, help="When it stopped being true (ISO time; default now).")
 @pass_ctx
 def kg_end(ctx: CliContext, fact_id: str, when: str | None) -> None:
-    """End a wrong or outdated fact (it stays in the timeline)."""
+    """End a wrong or outdated fact (it stays in the timeline).
+
+    \b
+    Example:
+      kenning graph end f:12 --at 2026-03-01
+    """
     core = core_of(ctx)
     click.echo("ended " + facts.line(facts.end(ctx.db, core.clock, core.workspace, facts.parse_fact_ref(fact_id), when)))
 
@@ -101,8 +129,15 @@ def kg_end(ctx: CliContext, fact_id: str, when: str | None) -> None:
 @where_options
 @pass_ctx
 def kg_extract(ctx: CliContext, cwd: Path | None, project: str | None) -> None:
-    """Find facts in captured sessions not looked at yet (sync normally does this), and give
-    the graph this project's decisions recorded by other paths."""
+    """Find facts in captured sessions not looked at yet, and give the graph this project's
+    decisions recorded by other paths.
+
+    Sync normally does this.
+
+    \b
+    Example:
+      kenning graph extract
+    """
     core = core_of(ctx)
     found = extract.extract_pending(ctx.db, core.workspace, core.clock)
     found += notes.graph_decisions(core, place_of(core, cwd, project))
@@ -111,7 +146,13 @@ def kg_extract(ctx: CliContext, cwd: Path | None, project: str | None) -> None:
 
 @click.group("diary")
 def diary() -> None:
-    """An agent's dated diary entries for this project."""
+    """An agent's dated diary entries for this project.
+
+    \b
+    Example:
+      kenning graph diary write "Tried the streaming parser; too slow on big files"
+      kenning graph diary read --since 2026-03-01
+    """
 
 
 @diary.command("write")
@@ -122,6 +163,12 @@ def diary() -> None:
 @pass_ctx
 def diary_write(ctx: CliContext, text: str, agent: str, cwd: Path | None, project: str | None,
                 as_json: bool) -> None:
+    """Write a dated diary entry.
+
+    \b
+    Example:
+      kenning graph diary write "Tried the streaming parser; too slow on big files"
+    """
     core = core_of(ctx)
     entry = notes.diary_write(core, place_of(core, cwd, project), text, agent=agent)
     if as_json:
@@ -139,6 +186,12 @@ def diary_write(ctx: CliContext, text: str, agent: str, cwd: Path | None, projec
 @pass_ctx
 def diary_read(ctx: CliContext, agent: str, since: str, limit: int, cwd: Path | None, project: str | None,
                as_json: bool) -> None:
+    """Read diary entries, newest first.
+
+    \b
+    Example:
+      kenning graph diary read --since 2026-03-01 --json
+    """
     core = core_of(ctx)
     entries = notes.diary_read(core, place_of(core, cwd, project), agent=agent, since=since, limit=limit)
     if as_json:
@@ -150,7 +203,13 @@ def diary_read(ctx: CliContext, agent: str, since: str, limit: int, cwd: Path | 
 
 @click.group("value")
 def value() -> None:
-    """Small named values per project (deploy target, staging URL, ...)."""
+    """Small named values per project (deploy target, staging URL, ...).
+
+    \b
+    Example:
+      kenning graph value set staging-url https://staging.shop.example
+      kenning graph value get staging-url
+    """
 
 
 @value.command("set")
@@ -159,6 +218,12 @@ def value() -> None:
 @where_options
 @pass_ctx
 def value_set(ctx: CliContext, key: str, text: str, cwd: Path | None, project: str | None) -> None:
+    """Set a named value for this project.
+
+    \b
+    Example:
+      kenning graph value set staging-url https://staging.shop.example
+    """
     core = core_of(ctx)
     row = notes.set_value(core, place_of(core, cwd, project), key, text)
     click.echo(f"{row['key']} = {row['value']}")
@@ -170,7 +235,12 @@ def value_set(ctx: CliContext, key: str, text: str, cwd: Path | None, project: s
 @json_option
 @pass_ctx
 def value_get(ctx: CliContext, key: str | None, cwd: Path | None, project: str | None, as_json: bool) -> None:
-    """Print one value (or every value, without KEY)."""
+    """Print one value (or every value, without KEY).
+
+    \b
+    Example:
+      kenning graph value get staging-url
+    """
     core = core_of(ctx)
     place = place_of(core, cwd, project)
     rows = [notes.get_value(core, place, key)] if key else notes.list_values(core, place)
@@ -186,7 +256,12 @@ def value_get(ctx: CliContext, key: str | None, cwd: Path | None, project: str |
 @json_option
 @pass_ctx
 def wake_up(ctx: CliContext, cwd: Path | None, project: str | None, as_json: bool) -> None:
-    """What stays true here: identity, decisions, top past-session lines, current facts."""
+    """What stays true here: identity, decisions, top past-session lines, current facts.
+
+    \b
+    Example:
+      kenning sessions wake-up --cwd ~/src/shop
+    """
     core = core_of(ctx)
     place = place_of(core, cwd, project)
     notes.graph_decisions(core, place)
@@ -207,7 +282,15 @@ def wake_up(ctx: CliContext, cwd: Path | None, project: str | None, as_json: boo
 @pass_ctx
 def resume(ctx: CliContext, session: str, transcript: Path | None, cwd: Path | None, project: str | None,
            as_json: bool) -> None:
-    """Where the last work in this project and branch stands (or SESSION's)."""
+    """Where the last work in this project and branch stands (or SESSION's).
+
+    SESSION is an id, its first 8 or more characters, or `last`.
+
+    \b
+    Example:
+      kenning sessions resume
+      kenning sessions resume 9f1c2a7e --json
+    """
     if transcript is not None:
         state = resume_mod.from_transcript(transcript)
     else:
@@ -224,7 +307,14 @@ def resume(ctx: CliContext, session: str, transcript: Path | None, cwd: Path | N
 @json_option
 @pass_ctx
 def escalate(ctx: CliContext, session: str, as_json: bool) -> None:
-    """Turn a captured session's decisions, your corrections and its outcome into facts."""
+    """Turn a captured session's decisions, your corrections and its outcome into facts.
+
+    SESSION is an id, its first 8 or more characters, or `last`.
+
+    \b
+    Example:
+      kenning sessions escalate 9f1c2a7e
+    """
     core = core_of(ctx)
     result = escalate_mod.escalate(ctx.db, ctx.settings, session, core.clock)
     if as_json:
@@ -233,8 +323,3 @@ def escalate(ctx: CliContext, session: str, as_json: bool) -> None:
     click.echo(f"{len(result.added)} new facts from {result.session} ({result.extracted} extracted)")
     for a in result.added:
         click.echo(facts.line(a.fact, dates=False))
-
-
-def register(group: click.Group) -> None:
-    for command in (kg, diary, value, wake_up, resume, escalate):
-        group.add_command(command)

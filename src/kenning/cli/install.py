@@ -9,22 +9,26 @@ from pathlib import Path
 
 import click
 
+from kenning.cli.common import resolve_user_home, user_home_option
 from kenning.cli.context import CliContext, emit_json, pass_ctx
-from kenning.clock import SystemClock
 from kenning.errors import Refused
 from kenning.install.agents import AGENTS, chosen
 from kenning.install.files import Ledger
 from kenning.install.installer import Installer, check
 
 
-def _home_option(fn: click.decorators.FC) -> click.decorators.FC:
-    return click.option(
-        "--home",
-        "user_home",
-        type=click.Path(file_okay=False, path_type=Path),
-        default=None,
-        help="The home folder whose agent-tool configs to edit (default: your home). Tests use a temp folder.",
-    )(fn)
+def _refuse_old_home(ctx: click.Context, param: click.Parameter, value: object) -> None:
+    if value is not None:
+        raise click.UsageError(
+            "--home is kenning's data folder and goes before the command (kenning --home DIR install); "
+            "the home folder whose agent-tool configs to edit is --user-home", ctx=ctx)
+
+
+def _home_options(fn: click.decorators.FC) -> click.decorators.FC:
+    fn = user_home_option("agent-tool configs to edit")(fn)
+    # 0.1 spelled --user-home as --home here, which also named the data folder: refuse it clearly.
+    return click.option("--home", "old_home", hidden=True, expose_value=False, default=None,
+                        callback=_refuse_old_home)(fn)  # fmt: skip
 
 
 def _executable() -> str:
@@ -35,16 +39,12 @@ def _executable() -> str:
     found = shutil.which("kenning")
     if found:
         return os.path.abspath(found)
-    raise Refused("cannot find the kenning executable", fix="install kenning so that `kenning` is on PATH, then retry")
-
-
-def _home(user_home: Path | None) -> Path:
-    return (user_home or Path.home()).expanduser().absolute()
+    raise Refused("cannot find the kenning executable", fix="put kenning's executable on PATH (pipx install ., or pip install .), then retry")
 
 
 @click.command("install")
 @click.argument("tools", nargs=-1)
-@_home_option
+@_home_options
 @click.option("--force", is_flag=True, help="Replace an entry named kenning that kenning did not write.")
 @pass_ctx
 def install_cmd(ctx: CliContext, tools: tuple[str, ...], user_home: Path | None, force: bool) -> None:
@@ -53,14 +53,17 @@ def install_cmd(ctx: CliContext, tools: tuple[str, ...], user_home: Path | None,
     With no TOOL, every detected tool: claude, codex, gemini, cursor, opencode (config folder
     present or binary on PATH). Each rewritten file is backed up first.
 
-    Example: kenning install claude codex
+    \b
+    Example:
+      kenning install
+      kenning install claude codex
     """
-    home = _home(user_home)
+    home = resolve_user_home(user_home)
     agents = chosen(tools, home, ctx.env.get("PATH"))
     if not agents:
         click.echo("no agent tool found under " + str(home) + "; name one, e.g.: kenning install claude")
         return
-    installer = Installer(home, ctx.settings.home, SystemClock().now())
+    installer = Installer(home, ctx.settings.home, ctx.clock.now())
     exe = _executable()
     for agent in agents:
         report = installer.install(agent, exe, {}, force=force)
@@ -72,13 +75,19 @@ def install_cmd(ctx: CliContext, tools: tuple[str, ...], user_home: Path | None,
 
 @click.command("uninstall")
 @click.argument("tools", nargs=-1)
-@_home_option
+@_home_options
 @click.option("--force", is_flag=True, help="Also remove kenning entries that were edited by hand.")
 @pass_ctx
 def uninstall_cmd(ctx: CliContext, tools: tuple[str, ...], user_home: Path | None, force: bool) -> None:
-    """Remove what kenning installed, keeping everything else (including your later edits)."""
-    home = _home(user_home)
-    installer = Installer(home, ctx.settings.home, SystemClock().now())
+    """Remove what kenning installed, keeping everything else (including your later edits).
+
+    \b
+    Example:
+      kenning uninstall
+      kenning uninstall gemini
+    """
+    home = resolve_user_home(user_home)
+    installer = Installer(home, ctx.settings.home, ctx.clock.now())
     agents = chosen(tools, home, None) if tools else [a for a in AGENTS if installer.ledger.tool(a.name)]
     if not agents:
         click.echo("kenning is not installed in any agent tool")
@@ -91,12 +100,18 @@ def uninstall_cmd(ctx: CliContext, tools: tuple[str, ...], user_home: Path | Non
 
 
 @click.command("doctor")
-@_home_option
+@_home_options
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 @pass_ctx
 def doctor_cmd(ctx: CliContext, user_home: Path | None, as_json: bool) -> None:
-    """One line per agent tool: registered or not, and whether its kenning command runs."""
-    home = _home(user_home)
+    """One line per agent tool: registered or not, and whether its kenning command runs.
+
+    \b
+    Example:
+      kenning doctor
+      kenning doctor --json
+    """
+    home = resolve_user_home(user_home)
     ledger = Ledger(ctx.settings.home)
     checks = [check(a, home, ledger, ctx.env.get("PATH")) for a in AGENTS]
     if as_json:
@@ -104,8 +119,3 @@ def doctor_cmd(ctx: CliContext, user_home: Path | None, as_json: bool) -> None:
         return
     for c in checks:
         click.echo(c.line())
-
-
-def register(group: click.Group) -> None:
-    for command in (install_cmd, uninstall_cmd, doctor_cmd):
-        group.add_command(command)

@@ -19,14 +19,15 @@ def mcp_cmd(ctx: CliContext, http: bool, port: int, host: str) -> None:
 
     Over stdio the project defaults to $CLAUDE_PROJECT_DIR (or $GEMINI_PROJECT_DIR), else the
     folder the agent tool started it in; tools take cwd to name another.
+
+    \b
+    Example:
+      kenning mcp
+      kenning mcp --http --port 8765
     """
     from kenning.mcp.kit import env_default_cwd
     from kenning.mcp.server import build_server, run
 
     # An HTTP server is shared by many folders: only an explicit project env var sets its default.
     default = env_default_cwd(os.environ) or (None if http else os.getcwd())
-    run(build_server(ctx.settings, default_cwd=default), http=http, host=host, port=port)
-
-
-def register(group: click.Group) -> None:
-    group.add_command(mcp_cmd)
+    run(build_server(ctx.settings, clock=ctx.clock, default_cwd=default), http=http, host=host, port=port)

@@ -1,4 +1,5 @@
-"""Memory commands: remember, recall, get, list, history and the hand repairs."""
+"""Memory commands: remember, recall and get (top-level), and `kenning memory` list, history and
+the curation verbs."""
 
 from __future__ import annotations
 
@@ -9,9 +10,8 @@ import click
 from kenning.cli.common import core_of, json_option, place_of, where_options
 from kenning.cli.context import CliContext, emit_json, pass_ctx
 from kenning.clock import to_iso
-from kenning.core.lifecycle import is_resting
 from kenning.core.remember import RememberRequest, RememberResult
-from kenning.core.render import hit_marks, memory_dict, memory_line
+from kenning.core.render import hit_marks, lifecycle_marks, memory_dict, memory_line
 from kenning.core.write_rules import parse_trigger
 from kenning.model import Kind, Memory, Origin
 
@@ -39,7 +39,7 @@ def _say_result(result: RememberResult) -> None:
     elif result.outcome == "strengthened" and result.memory:
         click.echo(f"already known; strengthened {result.memory.ref} (confidence {result.memory.confidence:.2f})")
     elif result.outcome == "held_for_review" and result.review:
-        click.echo(f"held in Needs review (item {result.review.id}): it contradicts a firmer memory. See: kenning review")
+        click.echo(f"held in Needs review (item {result.review.id}): it contradicts a firmer memory. See: kenning memory review")
     elif result.outcome == "index_full":
         click.echo("the index is full (25 pinned); nothing was added. Pass --unindex <ref> to make room:")
         for m in result.index:
@@ -77,9 +77,16 @@ def remember_cmd(ctx: CliContext, text: str, kind: str | None, reason: str, reje
                  when: str | None, source_ref: str, replaces: tuple[str, ...], index: bool, unindex: str,
                  global_: bool, confidence: str | None, tags: tuple[str, ...], cwd: Path | None,
                  project: str | None, as_json: bool) -> None:  # fmt: skip
-    """Remember one sentence. What you save here is yours (origin: person).
+    """Remember one sentence.
 
-    Example: kenning remember "We use pnpm rather than npm because of workspaces" --kind decision
+    What you save here is yours (origin: person). A decision needs --reason; a state needs
+    --subject (its slot); a lesson takes --when (the command or file it arrives on).
+
+    \b
+    Example:
+      kenning remember "We use pnpm rather than npm because of workspaces" --kind decision \\
+        --reason "npm hoists differently per package"
+      kenning remember "Run the migrations before the seed script" --kind lesson --when "shell:seed"
     """
     core = core_of(ctx)
     place = place_of(core, cwd, project)
@@ -110,7 +117,12 @@ def recall_cmd(ctx: CliContext, query: str, as_of: str | None, also: tuple[str, 
                cwd: Path | None, project: str | None, as_json: bool) -> None:  # fmt: skip
     """Search memory for a task, in your own words.
 
-    Example: kenning recall "why do we pin TZ in the tests"
+    Returns nothing when no memory covers enough of the query: "nothing found" is a real answer.
+
+    \b
+    Example:
+      kenning recall "why do we pin TZ in the tests"
+      kenning recall "deploy the worker" --as-of 2026-03-01 --json
     """
     core = core_of(ctx)
     result = core.recall(place_of(core, cwd, project), query, as_of=as_of, also=also, count=count)
@@ -156,7 +168,13 @@ def _detail(core: object, memory: Memory) -> dict[str, object]:
 @json_option
 @pass_ctx
 def get_cmd(ctx: CliContext, refs: tuple[str, ...], as_json: bool) -> None:
-    """Show memories by ref, with reason, citation, status, history and evidence."""
+    """Show memories by ref, with reason, citation, status, history and evidence.
+
+    \b
+    Example:
+      kenning get m:7f3a2b1c
+      kenning get m:7f3a2b1c m:0c4d9e21 --json
+    """
     core = core_of(ctx)
     found = [core.get(r) for r in refs]
     details = [_detail(core, m) for m in found]
@@ -186,7 +204,13 @@ def get_cmd(ctx: CliContext, refs: tuple[str, ...], as_json: bool) -> None:
 @pass_ctx
 def list_cmd(ctx: CliContext, offset: int, limit: int, include_inactive: bool, cwd: Path | None,
              project: str | None, as_json: bool) -> None:  # fmt: skip
-    """List the project's memories, oldest first, marking resting ones."""
+    """List the project's memories, oldest first, marking resting and stale ones.
+
+    \b
+    Example:
+      kenning memory list
+      kenning memory list --all --json
+    """
     core = core_of(ctx)
     memories = core.list_memories(place_of(core, cwd, project), offset=offset, limit=limit, include_inactive=include_inactive)
     if as_json:
@@ -195,7 +219,7 @@ def list_cmd(ctx: CliContext, offset: int, limit: int, include_inactive: bool, c
     if not memories:
         click.echo("no memories in this project yet")
     for m in memories:
-        marks = ["resting"] if is_resting(m, core.now()) else []
+        marks = lifecycle_marks(m, core.now())
         marks += [flag for flag in ("pinned", "hidden", "held", "protected") if getattr(m, flag)]
         if m.status.value != "active":
             marks.append(m.status.value)
@@ -207,7 +231,12 @@ def list_cmd(ctx: CliContext, offset: int, limit: int, include_inactive: bool, c
 @json_option
 @pass_ctx
 def history_cmd(ctx: CliContext, ref: str, as_json: bool) -> None:
-    """What a memory replaced, what replaced it, and everything that happened to it."""
+    """What a memory replaced, what replaced it, and everything that happened to it.
+
+    \b
+    Example:
+      kenning memory history m:7f3a2b1c
+    """
     core = core_of(ctx)
     detail = _detail(core, core.get(ref))
     if as_json:
@@ -222,6 +251,8 @@ def history_cmd(ctx: CliContext, ref: str, as_json: bool) -> None:
 
 
 def _simple(name: str, method: str, help_text: str) -> click.Command:
+    help_text += f"\n\n\b\nExample:\n  kenning memory {name} m:7f3a2b1c m:0c4d9e21"
+
     @click.command(name, help=help_text)
     @click.argument("refs", nargs=-1, required=True)
     @pass_ctx
@@ -239,7 +270,12 @@ def _simple(name: str, method: str, help_text: str) -> click.Command:
 @click.option("--why", default="", help="Why it no longer holds.")
 @pass_ctx
 def retire_cmd(ctx: CliContext, refs: tuple[str, ...], why: str) -> None:
-    """Retire memories (they stay stored; bring-back restores them)."""
+    """Retire memories (they stay stored; bring-back restores them).
+
+    \b
+    Example:
+      kenning memory retire m:7f3a2b1c --why "we moved off Redis"
+    """
     core = core_of(ctx)
     for ref in refs:
         click.echo(f"retired: {memory_line(core.retire(ref, why))}")
@@ -250,7 +286,13 @@ def retire_cmd(ctx: CliContext, refs: tuple[str, ...], why: str) -> None:
 @click.option("--off", is_flag=True, help="Remove the protection.")
 @pass_ctx
 def protect_cmd(ctx: CliContext, refs: tuple[str, ...], off: bool) -> None:
-    """Protect memories: retire-session and tidy never take them."""
+    """Protect memories: retire-session and tidy never take them.
+
+    \b
+    Example:
+      kenning memory protect m:7f3a2b1c
+      kenning memory protect m:7f3a2b1c --off
+    """
     core = core_of(ctx)
     for ref in refs:
         click.echo(f"{'unprotected' if off else 'protected'}: {memory_line(core.protect(ref, not off))}")
@@ -263,7 +305,14 @@ def protect_cmd(ctx: CliContext, refs: tuple[str, ...], off: bool) -> None:
 @json_option
 @pass_ctx
 def retire_session_cmd(ctx: CliContext, session: str, yes: bool, cwd: Path | None, project: str | None, as_json: bool) -> None:
-    """Retire everything one session wrote, except pinned and protected memories."""
+    """Retire everything one session wrote, except pinned and protected memories.
+
+    Shows what it would retire; --yes retires them.
+
+    \b
+    Example:
+      kenning memory retire-session claude:9f1c2a7e --yes
+    """
     core = core_of(ctx)
     outcome = core.retire_session(place_of(core, cwd, project), session, apply=yes)
     if as_json:
@@ -280,13 +329,10 @@ def retire_session_cmd(ctx: CliContext, session: str, yes: bool, cwd: Path | Non
         click.echo("nothing to retire for that session")
 
 
-def register(group: click.Group) -> None:
-    for command in (remember_cmd, recall_cmd, get_cmd, list_cmd, history_cmd, retire_cmd, protect_cmd, retire_session_cmd):
-        group.add_command(command)
-    group.add_command(_simple("pin", "pin", "Pin memories atop the project's index (at most 25)."))
-    group.add_command(_simple("unpin", "unpin", "Unpin memories."))
-    group.add_command(_simple("hide", "hide", "Hide memories from every session (they stay stored)."))
-    group.add_command(_simple("give", "give", "Give hidden memories to sessions again."))
-    group.add_command(_simple("hold", "hold", "Hold memories back from every path until released."))
-    group.add_command(_simple("release", "release", "Release held memories (e.g. a widget's)."))
-    group.add_command(_simple("bring-back", "bring_back", "Bring retired or superseded memories back."))
+pin_cmd = _simple("pin", "pin", "Pin memories atop the project's index (at most 25).")
+unpin_cmd = _simple("unpin", "unpin", "Unpin memories.")
+hide_cmd = _simple("hide", "hide", "Hide memories from every session (they stay stored).")
+give_cmd = _simple("give", "give", "Give hidden memories to sessions again.")
+hold_cmd = _simple("hold", "hold", "Hold memories back from every path until released.")
+release_cmd = _simple("release", "release", "Release held memories (e.g. a widget's).")
+bring_back_cmd = _simple("bring-back", "bring_back", "Bring retired or superseded memories back.")

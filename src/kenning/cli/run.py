@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from kenning.capture.sync import run_capture_job
-from kenning.cli.common import core_of, json_option
+from kenning.cli.common import core_of, json_option, resolve_user_home, user_home_option
 from kenning.cli.context import CliContext, emit_json, pass_ctx
 from kenning.config import Settings
 from kenning.core.remember import RememberRequest
@@ -36,7 +36,13 @@ def _print_status(report: dict[str, object]) -> None:
 @json_option
 @pass_ctx
 def status_cmd(ctx: CliContext, as_json: bool) -> None:
-    """What the store holds: memories by kind, marks, reviews waiting, size."""
+    """What the store holds: memories by kind, marks, reviews waiting, size.
+
+    \b
+    Example:
+      kenning status
+      kenning --home /tmp/kenning-demo status --json
+    """
     report = status(core_of(ctx))
     if as_json:
         emit_json(report)
@@ -64,12 +70,21 @@ def _demo_memory_round_trip() -> list[str]:
 
 
 @click.command("run")
+@user_home_option("agent transcripts to capture")
 @pass_ctx
-def run_cmd(ctx: CliContext) -> None:
-    """The main job: open the store, capture this machine's agent transcripts, show status."""
+def run_cmd(ctx: CliContext, user_home: Path | None) -> None:
+    """The main job: open the store, capture this machine's agent transcripts, show status.
+
+    What `make run` runs. It also does a remember/recall round trip in a throwaway store
+    (never yours) and says what to run next.
+
+    \b
+    Example:
+      kenning run
+    """
     core = core_of(ctx)
     click.echo(f"kenning data folder: {ctx.settings.home}")
-    run_capture_job(ctx.db, ctx.settings, core.clock, Path.home(), ctx.env, say=click.echo)
+    run_capture_job(ctx.db, ctx.settings, core.clock, resolve_user_home(user_home), ctx.env, say=click.echo)
     _print_status(status(core))
     click.echo("")
     click.echo("A round trip in a throwaway store:")
@@ -81,8 +96,3 @@ def run_cmd(ctx: CliContext) -> None:
     click.echo('  kenning recall "<task>"    look up what memory holds for a task')
     click.echo('  kenning remember "<fact>"  keep a decision, preference, fact or lesson')
     click.echo("  kenning --help             every command")
-
-
-def register(group: click.Group) -> None:
-    group.add_command(status_cmd)
-    group.add_command(run_cmd)

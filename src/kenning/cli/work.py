@@ -1,5 +1,5 @@
-"""Work commands: ``kenning rules``, ``kenning task``, ``kenning goal``, ``kenning open``,
-``kenning progress`` and ``kenning handoff``."""
+"""Work commands: ``kenning work`` goal, open, progress, handoff and task, and
+``kenning memory rules``."""
 
 from __future__ import annotations
 
@@ -19,7 +19,15 @@ from kenning.errors import Invalid
 # ------------------------------------------------------------------------------- rules
 @click.group("rules")
 def rules_group() -> None:
-    """Which memories your agents get. A rule only decides what is given out; it never removes."""
+    """Which memories your agents get.
+
+    A rule only decides what is given out; it never removes.
+
+    \b
+    Example:
+      kenning memory rules add unused --n 90
+      kenning memory rules write "Never suggest force-pushing to main"
+    """
 
 
 @rules_group.command("list")
@@ -27,7 +35,12 @@ def rules_group() -> None:
 @json_option
 @pass_ctx
 def rules_list(ctx: CliContext, cwd: Path | None, project: str | None, as_json: bool) -> None:
-    """Rules for this project (and for all projects), with how many memories each leaves out."""
+    """Rules for this project (and for all projects), with how many memories each leaves out.
+
+    \b
+    Example:
+      kenning memory rules list --json
+    """
     core = core_of(ctx)
     views = rules.listing(core, place_of(core, cwd, project))
     if as_json:
@@ -36,7 +49,7 @@ def rules_list(ctx: CliContext, cwd: Path | None, project: str | None, as_json: 
                     "leaves_out": v.leaves_out} for v in views])  # fmt: skip
         return
     if not views:
-        click.echo("No rules. Add one: kenning rules add unused|proven|shipped|undone, or kenning rules write \"…\"")
+        click.echo("No rules. Add one: kenning memory rules add unused|proven|shipped|undone, or kenning memory rules write \"…\"")
     for v in views:
         state = "on" if v.rule.enabled else "off"
         where = v.rule.project or "all projects"
@@ -57,7 +70,12 @@ def _for(core: Core, cwd: Path | None, project: str | None, all_projects: bool) 
 @pass_ctx
 def rules_add(ctx: CliContext, kind: str, n: int | None, memory_kind: str, all_projects: bool,
               cwd: Path | None, project: str | None) -> None:  # fmt: skip
-    """Add a ready rule: unused (60 days), proven (2 sessions), shipped, undone."""
+    """Add a ready rule: unused (60 days), proven (2 sessions), shipped, undone.
+
+    \b
+    Example:
+      kenning memory rules add proven --n 3 --all-projects
+    """
     core = core_of(ctx)
     rule_id = rules.add_ready(core, kind, n=n, project=_for(core, cwd, project, all_projects), memory_kind=memory_kind)
     click.echo(f"rule #{rule_id} added")
@@ -69,7 +87,12 @@ def rules_add(ctx: CliContext, kind: str, n: int | None, memory_kind: str, all_p
 @where_options
 @pass_ctx
 def rules_write(ctx: CliContext, sentence: str, all_projects: bool, cwd: Path | None, project: str | None) -> None:
-    """Add your own rule as a sentence; agents are told it under "Rules"."""
+    """Add your own rule as a sentence; agents are told it under "Rules".
+
+    \b
+    Example:
+      kenning memory rules write "Ask before adding a dependency"
+    """
     core = core_of(ctx)
     rule_id = rules.add_sentence(core, sentence, project=_for(core, cwd, project, all_projects))
     click.echo(f"rule #{rule_id} added")
@@ -79,7 +102,12 @@ def rules_write(ctx: CliContext, sentence: str, all_projects: bool, cwd: Path | 
 @click.argument("rule_id", type=int)
 @pass_ctx
 def rules_on(ctx: CliContext, rule_id: int) -> None:
-    """Turn a rule on."""
+    """Turn a rule on.
+
+    \b
+    Example:
+      kenning memory rules on 2
+    """
     rules.set_enabled(core_of(ctx), rule_id, True)
     click.echo(f"rule #{rule_id} on")
 
@@ -88,7 +116,12 @@ def rules_on(ctx: CliContext, rule_id: int) -> None:
 @click.argument("rule_id", type=int)
 @pass_ctx
 def rules_off(ctx: CliContext, rule_id: int) -> None:
-    """Turn a rule off: what it left out is given out again."""
+    """Turn a rule off: what it left out is given out again.
+
+    \b
+    Example:
+      kenning memory rules off 2
+    """
     rules.set_enabled(core_of(ctx), rule_id, False)
     click.echo(f"rule #{rule_id} off")
 
@@ -98,7 +131,12 @@ def rules_off(ctx: CliContext, rule_id: int) -> None:
 @click.argument("n", type=int)
 @pass_ctx
 def rules_set(ctx: CliContext, rule_id: int, n: int) -> None:
-    """Change a ready rule's N (days or sessions)."""
+    """Change a ready rule's N (days or sessions).
+
+    \b
+    Example:
+      kenning memory rules set 2 30
+    """
     rules.set_n(core_of(ctx), rule_id, n)
     click.echo(f"rule #{rule_id} now N={n}")
 
@@ -107,7 +145,12 @@ def rules_set(ctx: CliContext, rule_id: int, n: int) -> None:
 @click.argument("rule_id", type=int)
 @pass_ctx
 def rules_remove(ctx: CliContext, rule_id: int) -> None:
-    """Remove a rule (memories are untouched)."""
+    """Remove a rule (memories are untouched).
+
+    \b
+    Example:
+      kenning memory rules remove 2
+    """
     rules.remove(core_of(ctx), rule_id)
     click.echo(f"rule #{rule_id} removed")
 
@@ -115,7 +158,13 @@ def rules_remove(ctx: CliContext, rule_id: int) -> None:
 # ------------------------------------------------------------------------------- tasks
 @click.group("task")
 def task_group() -> None:
-    """Tasks a session can be started from (it gets a card instead of the brief)."""
+    """Tasks a session can be started from (it gets a card instead of the brief).
+
+    \b
+    Example:
+      kenning work task add "Fix the invoice rounding" --goal "totals match the ledger"
+      kenning work task start 1
+    """
 
 
 @task_group.command("add")
@@ -124,10 +173,15 @@ def task_group() -> None:
 @where_options
 @pass_ctx
 def task_add(ctx: CliContext, title: str, goal: str, cwd: Path | None, project: str | None) -> None:
-    """Add a task to this project."""
+    """Add a task to this project.
+
+    \b
+    Example:
+      kenning work task add "Fix the invoice rounding" --goal "totals match the ledger"
+    """
     core = core_of(ctx)
     task_id = work.add_task(core, place_of(core, cwd, project), title, goal)
-    click.echo(f"task #{task_id} added; start a session for it with: kenning task start {task_id}")
+    click.echo(f"task #{task_id} added; start a session for it with: kenning work task start {task_id}")
 
 
 @task_group.command("start")
@@ -136,7 +190,12 @@ def task_add(ctx: CliContext, title: str, goal: str, cwd: Path | None, project: 
 @json_option
 @pass_ctx
 def task_start(ctx: CliContext, task_id: int, cwd: Path | None, project: str | None, as_json: bool) -> None:
-    """Start a task: print its card; the next agent session opened in its folder gets it too."""
+    """Start a task: print its card; the next agent session opened in its folder gets it too.
+
+    \b
+    Example:
+      kenning work task start 1
+    """
     core = core_of(ctx)
     task = work.start_task(core, task_id, cwd=str(cwd) if cwd else "")
     place = core.place(Path(task.cwd)) if task.cwd and Path(task.cwd).is_dir() else place_of(core, cwd, project)
@@ -153,7 +212,12 @@ def task_start(ctx: CliContext, task_id: int, cwd: Path | None, project: str | N
 @json_option
 @pass_ctx
 def task_list(ctx: CliContext, include_done: bool, cwd: Path | None, project: str | None, as_json: bool) -> None:
-    """This project's tasks."""
+    """This project's tasks.
+
+    \b
+    Example:
+      kenning work task list --all
+    """
     core = core_of(ctx)
     found = work.tasks(core, place_of(core, cwd, project), include_done=include_done)
     if as_json:
@@ -168,7 +232,12 @@ def task_list(ctx: CliContext, include_done: bool, cwd: Path | None, project: st
 @click.argument("task_id", type=int)
 @pass_ctx
 def task_done(ctx: CliContext, task_id: int) -> None:
-    """Mark a task done."""
+    """Mark a task done.
+
+    \b
+    Example:
+      kenning work task done 1
+    """
     work.finish_task(core_of(ctx), task_id)
     click.echo(f"task #{task_id} done")
 
@@ -182,7 +251,13 @@ def task_done(ctx: CliContext, task_id: int) -> None:
 @pass_ctx
 def goal_cmd(ctx: CliContext, text: str | None, branch: str | None, cwd: Path | None, project: str | None,
              as_json: bool) -> None:  # fmt: skip
-    """Show the branch's goal, or write it down."""
+    """Show the branch's goal, or write it down.
+
+    \b
+    Example:
+      kenning work goal "Move invoices to the new rounding rules"
+      kenning work goal --json
+    """
     core = core_of(ctx)
     place = place_of(core, cwd, project)
     if text:
@@ -191,7 +266,7 @@ def goal_cmd(ctx: CliContext, text: str | None, branch: str | None, cwd: Path | 
     if as_json:
         emit_json({"branch": branch or place.branch, "goal": goal or None})
     else:
-        click.echo(goal or "No goal written down for this branch. Write one: kenning goal \"…\"")
+        click.echo(goal or "No goal written down for this branch. Write one: kenning work goal \"…\"")
 
 
 @click.command("open")
@@ -203,7 +278,13 @@ def goal_cmd(ctx: CliContext, text: str | None, branch: str | None, cwd: Path | 
 @pass_ctx
 def open_cmd(ctx: CliContext, text: str | None, done_id: int | None, branch: str | None, cwd: Path | None,
              project: str | None, as_json: bool) -> None:  # fmt: skip
-    """List the branch's open items, add one, or close one with --done N."""
+    """List the branch's open items, add one, or close one with --done N.
+
+    \b
+    Example:
+      kenning work open "check the refund path"
+      kenning work open --done 1
+    """
     core = core_of(ctx)
     place = place_of(core, cwd, project)
     if text and done_id is not None:
@@ -229,7 +310,12 @@ def open_cmd(ctx: CliContext, text: str | None, done_id: int | None, branch: str
 @pass_ctx
 def progress_cmd(ctx: CliContext, summary: str | None, decisions: tuple[str, ...], open_: tuple[str, ...],
                  goal: str, cwd: Path | None, project: str | None, as_json: bool) -> None:  # fmt: skip
-    """Log progress on the branch (trunk keeps the latest 20), or list it."""
+    """Log progress on the branch (trunk keeps the latest 20), or list it.
+
+    \b
+    Example:
+      kenning work progress "Rounding moved to the ledger module" --open "refunds still round twice"
+    """
     core = core_of(ctx)
     place = place_of(core, cwd, project)
     if summary:
@@ -250,12 +336,12 @@ def progress_cmd(ctx: CliContext, summary: str | None, decisions: tuple[str, ...
 @where_options
 @pass_ctx
 def handoff_cmd(ctx: CliContext, note: str, to: str, cwd: Path | None, project: str | None) -> None:
-    """Leave a note for the other agents in this project (each is shown it once)."""
+    """Leave a note for the other agents in this project (each is shown it once).
+
+    \b
+    Example:
+      kenning work handoff "I am changing the schema; do not run migrations" --to codex
+    """
     core = core_of(ctx)
     note_id = work.handoff(core, place_of(core, cwd, project), note, to=to, origin="person", from_tool="person")
     click.echo(f"note #{note_id} left")
-
-
-def register(group: click.Group) -> None:
-    for command in (rules_group, task_group, goal_cmd, open_cmd, progress_cmd, handoff_cmd):
-        group.add_command(command)

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kenning.capture import lookup
 from kenning.capture.sources.claude_code import human_text
 from kenning.capture.sources.jsonl import iter_all
 from kenning.core.scopes import Place
@@ -236,13 +237,10 @@ def _from_turns(db: Database, session_id: str, state: WorkState) -> None:
 
 
 def find_session(db: Database, place: Place, session: str = "") -> dict[str, Any]:
+    """The named session (see :mod:`kenning.capture.lookup`), or without a name the last one of
+    this project and branch (else of this project)."""
     if session:
-        row = db.one("SELECT * FROM capture_sessions WHERE id = ? OR id LIKE ? ORDER BY last_at DESC LIMIT 1",
-                     (session, "%:" + session.replace("%", "") + "%"))
-        if row is None:
-            raise NotFound(f"no captured session matches {session!r}", fix="list sessions with kenning sessions,"
-                           " or run kenning sync first")
-        return dict(row)
+        return lookup.find_session(db, session, workspace=place.workspace)
     for branch_clause, params in ((" AND branch = ?", (place.branch,)), ("", ())):
         if branch_clause and not place.branch:
             continue
@@ -251,7 +249,7 @@ def find_session(db: Database, place: Place, session: str = "") -> dict[str, Any
         if row is not None:
             return dict(row)
     raise NotFound(f"no captured session for {place.name or place.project}",
-                   fix="run kenning sync to capture this project's transcripts, or name a session")
+                   fix="run `kenning sessions sync` to capture this project's transcripts, or name a session")
 
 
 def _git_changes(root: Path | None, since: str) -> list[str]:

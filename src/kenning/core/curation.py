@@ -16,7 +16,7 @@ from kenning.store.protocol import MemoryFilter, MemoryStore
 def fetch(store: MemoryStore, ref: str) -> Memory:
     memory = store.get(normalize_ref(ref))
     if memory is None:
-        raise NotFound(f"no memory {ref}", fix="check the ref with: kenning list (refs look like m:7f3a2b1c)")
+        raise NotFound(f"no memory {ref}", fix="check the ref with: kenning memory list (refs look like m:7f3a2b1c)")
     return memory
 
 
@@ -40,7 +40,7 @@ def pin(store: MemoryStore, ref: str, now: datetime) -> Memory:
         if len(pinned) >= INDEX_PIN_CAP:
             raise Refused(
                 f"this project already has {INDEX_PIN_CAP} pinned memories",
-                fix="unpin one first (kenning unpin <ref>)",
+                fix="unpin one first: kenning memory unpin <ref>",
             )
     # Pinning wakes a resting memory: it counts as a restatement.
     return _flag(store, ref, now, "pinned", pinned=True, confirmed_at=now)
@@ -118,7 +118,7 @@ def retire_session(
     ``apply=False`` it only shows what would happen (the preview)."""
     if not session.strip():
         raise NotFound(
-            "no session given", fix="pass the session id shown by kenning list --json (field session)"
+            "no session given", fix="pass the session id shown by: kenning memory list --json (field session)"
         )
     written = store.find(MemoryFilter(workspace, scopes, session=session))
     retire_list = [m for m in written if not (m.pinned or m.protected)]

@@ -147,7 +147,7 @@ def get_value(core: Core, place: Place, key: str) -> dict[str, Any]:
     if row is None:
         known = [r["key"] for r in GraphStore(_db(core)).values(place.workspace, place.project)][:20]
         raise NotFound(f"no value named {name!r} in {place.name or place.project}",
-                       fix=("known keys: " + ", ".join(known)) if known else "set one first with kenning value set")
+                       fix=("known keys: " + ", ".join(known)) if known else "set one first with: kenning graph value set KEY VALUE")
     return {"key": name, "value": row["value"], "project": place.project, "updated_at": row["updated_at"]}
 
 

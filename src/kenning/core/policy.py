@@ -111,13 +111,13 @@ def check_write(policy: Policy, *, kind: Kind, origin: Origin, origin_tool: str,
     if kind.value not in kinds:
         raise Refused(
             f"this project keeps only {', '.join(kinds)} (policy set at {policy.kinds.source} level); not {kind.value}",
-            fix="save it in a project that keeps this kind, or ask the person to change the policy (kenning policy)",
+            fix="save it in a project that keeps this kind, or ask the person to change the policy (kenning memory policy)",
         )
     writers = list(policy.writers.value)  # type: ignore[call-overload]
     if category not in writers:
         raise Refused(
             f"this project does not keep memories written by {category} (policy set at {policy.writers.source} level)",
-            fix="ask the person to save it, or to allow this writer with: kenning policy set writers …",
+            fix="ask the person to save it, or to allow this writer with: kenning memory policy set writers …",
         )
     haystack = " ".join(texts).casefold()
     for word in policy.banned_words.value:  # type: ignore[attr-defined]

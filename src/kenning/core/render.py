@@ -32,6 +32,15 @@ def memory_line(memory: Memory, *, limit: int = LINE_LIMIT, marks: list[str] | N
     return head + clip(body, room) + tail
 
 
+def lifecycle_marks(memory: Memory, now: datetime) -> list[str]:
+    """What a listing marks on a memory as time passes: resting, and a stale state (past its
+    shelf life, so recall and every session leave it out)."""
+    marks = ["resting"] if is_resting(memory, now) else []
+    if is_stale(memory, now):
+        marks.append("stale: past its 14-day shelf life, recall leaves it out")
+    return marks
+
+
 def hit_marks(hit: RecallHit) -> list[str]:
     marks = []
     if hit.weak:

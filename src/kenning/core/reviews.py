@@ -67,7 +67,7 @@ def resolve(
 ) -> ReviewItem:
     item = store.review(review_id)
     if item is None or item.workspace != place.workspace:
-        raise NotFound(f"no review item {review_id}", fix="list them with: kenning review")
+        raise NotFound(f"no review item {review_id}", fix="list them with: kenning memory review")
     if item.resolved_at is not None:
         raise Refused(
             f"review item {review_id} was already resolved ({item.resolution})", fix="nothing to do"

@@ -122,14 +122,14 @@ def add_sentence(core: Core, text: str, *, project: str = "") -> int:
 def _need(core: Core) -> HookStore:
     store = _store(core)
     if store is None:
-        raise Invalid("rules need the SQLite store", fix="open kenning over its database")
+        raise Invalid("rules need the SQLite store", fix="open the core with Core.open (the SQLite store); this is a bug if you did not build the core by hand")
     return store
 
 
 def _get(core: Core, rule_id: int) -> RuleRow:
     rule = _need(core).rule(rule_id)
     if rule is None or rule.workspace != core.workspace:
-        raise NotFound(f"rule {rule_id} does not exist", fix="list rules with: kenning rules list")
+        raise NotFound(f"rule {rule_id} does not exist", fix="list rules with: kenning memory rules list")
     return rule
 
 

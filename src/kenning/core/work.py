@@ -136,7 +136,7 @@ def add_open_item(core: Core, place: Place, text: str, *, by: str = "person", br
 
 def close_open_item(core: Core, place: Place, item_id: int) -> None:
     if not hooks_of(core).close_item(core.workspace, place.project, item_id, core.now()):
-        raise NotFound(f"open item {item_id} is not open in this project", fix="list them with: kenning open")
+        raise NotFound(f"open item {item_id} is not open in this project", fix="list them with: kenning work open")
 
 
 def open_items(core: Core, place: Place, branch: str | None = None) -> list[str]:
@@ -221,9 +221,9 @@ def start_task(core: Core, task_id: int, *, cwd: str = "") -> TaskRow:
     hooks = hooks_of(core)
     task = hooks.task(task_id)
     if task is None or task.workspace != core.workspace:
-        raise NotFound(f"task {task_id} does not exist", fix="list tasks with: kenning task list")
+        raise NotFound(f"task {task_id} does not exist", fix="list tasks with: kenning work task list")
     if task.status == "done":
-        raise Refused(f"task {task_id} is done", fix="add a new task with: kenning task add")
+        raise Refused(f"task {task_id} is done", fix="add a new task with: kenning work task add")
     hooks.update_task(task_id, status="started", started_at=core.now(), session="", cwd=cwd or task.cwd)
     started = hooks.task(task_id)
     assert started is not None
@@ -234,7 +234,7 @@ def finish_task(core: Core, task_id: int) -> TaskRow:
     hooks = hooks_of(core)
     task = hooks.task(task_id)
     if task is None or task.workspace != core.workspace:
-        raise NotFound(f"task {task_id} does not exist", fix="list tasks with: kenning task list")
+        raise NotFound(f"task {task_id} does not exist", fix="list tasks with: kenning work task list")
     hooks.update_task(task_id, status="done", done_at=core.now())
     done = hooks.task(task_id)
     assert done is not None

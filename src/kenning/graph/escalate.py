@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kenning.capture.lookup import find_session
 from kenning.clock import Clock, to_iso
 from kenning.config import Settings
 from kenning.context import resume as resume_mod
-from kenning.errors import NotFound
 from kenning.graph import facts
 from kenning.graph.decide import corrects, decision_sentences
 from kenning.graph.extract import apply, extract_turns
@@ -102,11 +102,7 @@ def learn(turns: list[dict[str, Any]], state: resume_mod.WorkState | None) -> li
 
 def escalate(db: Database, settings: Settings, session_id: str, clock: Clock) -> Escalation:
     """Turn one captured session's decisions, corrections and outcome into facts (idempotent)."""
-    row = db.one("SELECT * FROM capture_sessions WHERE id = ? OR id LIKE ? ORDER BY last_at DESC LIMIT 1",
-                 (session_id, "%:" + session_id.replace("%", "")))
-    if row is None:
-        raise NotFound(f"no captured session {session_id!r}",
-                       fix="run kenning sync first, then pass the session id (as kenning sessions lists it)")
+    row = find_session(db, session_id, workspace=settings.workspace)
     sid = row["id"]
     turns = [dict(r) for r in db.query(
         "SELECT id, role, text, at FROM capture_turns WHERE session = ? AND subagent = '' ORDER BY at, id", (sid,))]

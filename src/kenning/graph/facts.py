@@ -139,7 +139,7 @@ def end(db: Database, clock: Clock, workspace: str, fact_id: int, when: str | da
     store = GraphStore(db)
     fact = store.get(workspace, fact_id)
     if fact is None:
-        raise NotFound(f"fact f:{fact_id} does not exist", fix="list facts with kenning kg query <entity>")
+        raise NotFound(f"fact f:{fact_id} does not exist", fix="list facts with: kenning graph query <entity>")
     stop = _when(when, clock)
     if fact.valid_to is None:
         if stop < fact.valid_from:

@@ -16,10 +16,10 @@ from pydantic import Field
 
 from kenning.clock import to_iso
 from kenning.core import decisions
-from kenning.core.lifecycle import is_resting, quoted, withheld
+from kenning.core.lifecycle import quoted, withheld
 from kenning.core.recall import DEFAULT_COUNT, MAX_ALSO, MAX_COUNT
 from kenning.core.remember import RememberRequest, RememberResult
-from kenning.core.render import hit_marks, memory_dict, memory_line
+from kenning.core.render import hit_marks, lifecycle_marks, memory_dict, memory_line
 from kenning.core.write_rules import parse_trigger
 from kenning.ids import normalize_ref
 from kenning.mcp.kit import Cwd, Refs, Session, Source, Strict, add_tool, app_of, guarded, place, writer
@@ -289,14 +289,14 @@ def list_memories(
     cwd: Cwd = None,
 ) -> PageOut:
     """The project's memories for a tidy the person agreed to: oldest first, 100 a call,
-    each with its ref and whether it is resting."""
+    each with its ref and whether it is resting or a stale state."""
     app = app_of(ctx)
     with guarded(app):
         core = app.core
         now = core.now()
         visible = [m for m in core.list_memories(place(app, cwd), limit=-1) if not withheld(m)]
         page = visible[offset : offset + PAGE]
-        memories = [shown(m, now, ["resting"] if is_resting(m, now) else None) for m in page]
+        memories = [shown(m, now, lifecycle_marks(m, now) or None) for m in page]
     more = offset + PAGE < len(visible)
     return PageOut(memories=memories, offset=offset, next_offset=offset + PAGE if more else None, total=len(visible))
 

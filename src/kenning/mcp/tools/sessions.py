@@ -51,7 +51,7 @@ def search_sessions(
         hits = capture.search(app.core.db, query, workspace=app.core.workspace, project=project, tool=tool,
                               type=type, since=since, until=until, limit=limit, now=app.core.now())  # fmt: skip
     return SearchOut(query=query, hits=[h.to_dict() for h in hits],
-                     note="" if hits else "no captured session holds those words (run kenning sync to capture new ones)")  # fmt: skip
+                     note="" if hits else "no captured session holds those words (run `kenning sessions sync` to capture new ones)")  # fmt: skip
 
 
 def show_session(

@@ -48,7 +48,7 @@ class HandoffOut(Strict):
 
 def get_agent_run(
     ctx: Context,
-    task: Annotated[int, Field(ge=1, description="The task's number (kenning task list).")],
+    task: Annotated[int, Field(ge=1, description="The task's number (kenning work task list).")],
     cwd: Cwd = None,
 ) -> RunOut:
     """The card of a task run: title, goal, project, branch, open items, other sessions,

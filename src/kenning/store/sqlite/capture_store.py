@@ -226,12 +226,21 @@ class CaptureStore:
         row = self.db.one("SELECT * FROM capture_sessions WHERE id = ?", (session_id,))
         return dict(row) if row else None
 
-    def find_sessions(self, prefix: str, limit: int = 5) -> list[dict[str, Any]]:
-        like = prefix.replace("%", "").replace("_", "\\_") + "%"
-        rows = self.db.query(
-            "SELECT * FROM capture_sessions WHERE id LIKE ? ESCAPE '\\' OR id LIKE ? ESCAPE '\\'"
-            " ORDER BY last_at DESC LIMIT ?", (like, "%:" + like, limit))
+    def find_sessions(self, prefix: str, limit: int = 5, workspace: str = "") -> list[dict[str, Any]]:
+        """Sessions whose id, or id after its tool prefix, starts with ``prefix``; newest first."""
+        like = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        sql = "SELECT * FROM capture_sessions WHERE (id LIKE ? ESCAPE '\\' OR id LIKE ? ESCAPE '\\')"
+        params: list[object] = [like, "%:" + like]
+        if workspace:
+            sql += " AND workspace = ?"
+            params.append(workspace)
+        rows = self.db.query(sql + " ORDER BY last_at DESC LIMIT ?", (*params, limit))
         return [dict(r) for r in rows]
+
+    def newest_session(self, workspace: str = "") -> dict[str, Any] | None:
+        where, params = (" WHERE workspace = ?", (workspace,)) if workspace else ("", ())
+        row = self.db.one("SELECT * FROM capture_sessions" + where + " ORDER BY last_at DESC, id LIMIT 1", params)
+        return dict(row) if row else None
 
     def sessions(self, workspace: str, project: str = "", limit: int = 50) -> list[dict[str, Any]]:
         sql = "SELECT * FROM capture_sessions WHERE workspace = ?"
