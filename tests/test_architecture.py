@@ -223,3 +223,36 @@ def test_the_environment_scanner_sees_every_form() -> None:
         "class C:\n    def m(self):\n        return dict(os.environ)\n"
     )
     assert _reads_environment(tree) == {"*", "f", "g", "C"}
+
+
+# -- the one door (kenning.redacted) -----------------------------------------------------------
+def _calls(tree: ast.Module, name: str) -> int:
+    """Calls of ``name(...)`` or ``<anything>.name(...)``."""
+    return sum(
+        1
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and (
+            (isinstance(node.func, ast.Name) and node.func.id == name)
+            or (isinstance(node.func, ast.Attribute) and node.func.attr == name)
+        )
+    )
+
+
+def test_only_the_redactor_makes_redacted_text() -> None:
+    """Text becomes ``Redacted`` in kenning.redacted only (by redacting it); nothing else calls
+    the constructor, so a store write or a renderer typed to take it cannot be handed raw text."""
+    makers = [m.name for m in modules() if _calls(m.tree, "Redacted")]
+    assert makers == ["kenning.redacted"]
+
+
+def test_only_the_store_takes_its_rows_back_as_redacted() -> None:
+    """``stored()`` vouches that text came out of the store (which only took Redacted text in):
+    only store modules may say so."""
+    callers = [m.name for m in modules() if _calls(m.tree, "stored") and m.name != "kenning.redacted"]
+    assert callers and all(under(name, "kenning.store") for name in callers), callers
+
+
+def test_the_door_scanner_sees_calls() -> None:
+    tree = ast.parse("x = Redacted('a')\ny = redacted.Redacted('b')\nz = stored('c')\n")
+    assert _calls(tree, "Redacted") == 2 and _calls(tree, "stored") == 1

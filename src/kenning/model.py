@@ -6,6 +6,8 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
 
+from kenning.redacted import EMPTY, Redacted
+
 
 class Kind(StrEnum):
     DECISION = "decision"
@@ -69,18 +71,18 @@ class Memory:
     ref: str
     workspace: str
     scope: str  # a project key, a group key, "personal" or "global"
-    text: str
+    text: Redacted
     kind: Kind
     confidence: float
     origin: Origin
     created_at: datetime
     confirmed_at: datetime
-    reason: str = ""
-    rejected: str = ""
+    reason: Redacted = EMPTY
+    rejected: Redacted = EMPTY
     trigger: Trigger | None = None
     status: Status = Status.ACTIVE
     status_at: datetime | None = None  # when it stopped being active (superseded/retired)
-    status_note: str = ""  # why retired, or the ref that superseded it
+    status_note: Redacted = EMPTY  # why retired, or the ref that superseded it
     subject: str = ""
     origin_tool: str = ""
     session: str = ""
@@ -125,13 +127,13 @@ class DecisionDoc:
     id: int
     workspace: str
     scope: str
-    title: str
-    decision: str
-    reason: str
-    rejected: str
+    title: Redacted
+    decision: Redacted
+    reason: Redacted
+    rejected: Redacted
     confidence: float
     source_ref: str
-    outcome: tuple[str, ...]
+    outcome: tuple[Redacted, ...]
     memory_ref: str
     author: str
     created_at: datetime

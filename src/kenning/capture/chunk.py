@@ -7,41 +7,55 @@ overlap so a sentence on the cut is whole in one of the two windows.
 
 from __future__ import annotations
 
+from kenning.redacted import EMPTY, Redacted, join, part, strip
+
 WINDOW = 2000
 OVERLAP = 100
 CONTEXT = 300  # characters of the previous turn kept beside a chunk for matching
 
 
-def windows(text: str, size: int = WINDOW, overlap: int = OVERLAP) -> list[str]:
-    text = text.strip()
+def windows(text: Redacted, size: int = WINDOW, overlap: int = OVERLAP) -> list[Redacted]:
+    """Windows of an already redacted turn (cutting redacted text reveals nothing)."""
+    text = strip(text)
     if not text:
         return []
     if len(text) <= size:
         return [text]
-    out: list[str] = []
-    current = ""
-    for para in text.split("\n\n"):
-        para = para.strip()
+    out: list[Redacted] = []
+    current = EMPTY
+    paragraphs = [strip(part(text, a, b)) for a, b in _spans(text, "\n\n")]
+    for para in paragraphs:
         if not para:
             continue
         if len(para) > size:
             if current:
                 out.append(current)
-                current = ""
+                current = EMPTY
             step = size - overlap
-            out += [para[i:i + size] for i in range(0, max(1, len(para) - overlap), step)]
+            out += [part(para, i, i + size) for i in range(0, max(1, len(para) - overlap), step)]
             continue
         if current and len(current) + 2 + len(para) > size:
             out.append(current)
             current = para
         else:
-            current = f"{current}\n\n{para}" if current else para
+            current = join([current, para], "\n\n") if current else para
     if current:
         out.append(current)
     return out
 
 
-def context_of(previous: str) -> str:
+def _spans(text: str, sep: str) -> list[tuple[int, int]]:
+    spans, start = [], 0
+    while True:
+        end = text.find(sep, start)
+        if end < 0:
+            spans.append((start, len(text)))
+            return spans
+        spans.append((start, end))
+        start = end + len(sep)
+
+
+def context_of(previous: Redacted) -> Redacted:
     """The end of the turn before: a reply is found by the words of the question it answers."""
-    previous = previous.strip()
-    return previous[-CONTEXT:] if len(previous) > CONTEXT else previous
+    previous = strip(previous)
+    return part(previous, -CONTEXT) if len(previous) > CONTEXT else previous

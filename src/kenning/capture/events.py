@@ -63,6 +63,13 @@ class SourceFile:
         return f"{self.path}#{self.key}" if self.key else str(self.path)
 
 
-def short(value: Any, limit: int = 300) -> str:
-    text = value if isinstance(value, str) else ("" if value is None else str(value))
-    return text if len(text) <= limit else text[:limit] + "…"
+# What capture keeps of a tool's output and of a call's input (the command, the path). Sources
+# hand over the whole text; sync redacts it and only then cuts it to these lengths
+# (kenning.redacted.head), so no token is ever cut in two before it could be recognised.
+TOOL_TEXT_LIMIT = 2000
+CALL_SUMMARY_LIMIT = 200
+
+
+def text_of(value: Any) -> str:
+    """A transcript value as text, whole (cut only after redaction, by sync)."""
+    return value if isinstance(value, str) else ("" if value is None else str(value))

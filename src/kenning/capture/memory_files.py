@@ -20,6 +20,7 @@ from kenning.clock import Clock, to_iso
 from kenning.config import Settings
 from kenning.errors import KenningError
 from kenning.model import Origin
+from kenning.redacted import Redacted, head
 from kenning.store.sqlite.capture_store import CaptureStore
 from kenning.store.sqlite.db import Database
 
@@ -64,7 +65,7 @@ def discover(home: Path, env: Mapping[str, str] | None = None) -> list[MemoryFil
     return found
 
 
-def split_memory_file(text: str) -> tuple[str, str]:
+def split_memory_file(text: str) -> tuple[Redacted, Redacted]:
     """(one-line memory, the rest as its reason). Claude's files open with YAML front matter
     whose ``description`` is the line; otherwise the first non-empty line is."""
     text = text.strip()
@@ -78,7 +79,8 @@ def split_memory_file(text: str) -> tuple[str, str]:
             text = text[end + 4:].strip()
     lines = [ln.strip().lstrip("#").strip() for ln in text.splitlines() if ln.strip()]
     headline = description or (lines[0] if lines else "")
-    return headline[:MAX_HEADLINE], text[:MAX_REASON]
+    # Redacted before the cut: a token cut in two would no longer be recognised.
+    return head(headline, MAX_HEADLINE), head(text, MAX_REASON)
 
 
 def import_memory_files(db: Database, settings: Settings, home: Path, clock: Clock,

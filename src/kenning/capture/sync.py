@@ -19,11 +19,11 @@ from typing import Any
 
 from kenning.capture import chunk as chunking
 from kenning.capture.classify import RULES_VERSION, classify
-from kenning.capture.events import Event, ReadResult, SourceFile
+from kenning.capture.events import CALL_SUMMARY_LIMIT, TOOL_TEXT_LIMIT, Event, ReadResult, SourceFile
 from kenning.capture.sources import claude_code, codex, gemini, opencode
 from kenning.clock import Clock, to_iso
 from kenning.config import Settings
-from kenning.redact import redact, redact_count
+from kenning.redacted import EMPTY, Redacted, clip, counted, head
 from kenning.store.sqlite.capture_store import CaptureStore, ChunkRow, LedgerEntry, SessionRow, TurnRow
 from kenning.store.sqlite.db import Database
 
@@ -104,8 +104,14 @@ class _Projects:
         return self._cache[cwd]
 
 
+def turn_text(ev: Event) -> tuple[Redacted, int]:
+    """What capture keeps of an event's text, redacted (and how many secrets it masked). A
+    tool's output is kept to its first :data:`TOOL_TEXT_LIMIT` characters, cut after redaction."""
+    return counted(ev.text, TOOL_TEXT_LIMIT if ev.role == "tool" else None)
+
+
 def _rows(events: list[Event], projects: _Projects, settings: Settings, summary: SyncSummary,
-          previous: dict[str, str]) -> tuple[list[SessionRow], list[TurnRow]]:
+          previous: dict[str, Redacted]) -> tuple[list[SessionRow], list[TurnRow]]:
     # Per session, the newest event's details; rows are built once at the end.
     sessions: dict[str, tuple[str, tuple[str, ...]]] = {}
     turns: list[TurnRow] = []
@@ -123,7 +129,7 @@ def _rows(events: list[Event], projects: _Projects, settings: Settings, summary:
         if not enabled:
             summary.capture_off_turns += 1
             continue
-        text, found = redact_count(ev.text)
+        text, found = turn_text(ev)
         summary.secrets_redacted += found
         if ev.session not in sessions or (ev.time and ev.time > sessions[ev.session][0]):
             sessions[ev.session] = (ev.time, (ev.session, settings.workspace, ev.tool, project, name, cwd,
@@ -132,18 +138,18 @@ def _rows(events: list[Event], projects: _Projects, settings: Settings, summary:
         if ev.role == "tool":
             # Tool output is kept whole on the turn but only its head is indexed: it matches many
             # words yet rarely holds the answer, and indexing all of it halves capture speed.
-            head = text[:TOOL_INDEX_CHARS].strip()
-            if head:
-                chunks.append(ChunkRow(0, ev.role, head, "", "general", 0, 0.0, RULES_VERSION))
+            indexed = clip(text, TOOL_INDEX_CHARS)
+            if indexed.strip():
+                chunks.append(ChunkRow(0, ev.role, indexed, EMPTY, "general", 0, 0.0, RULES_VERSION))
         else:
-            context = chunking.context_of(previous.get(ev.session, ""))
+            context = chunking.context_of(previous.get(ev.session, EMPTY))
             for part, body in enumerate(chunking.windows(text)):
                 c = classify(body)
                 chunks.append(ChunkRow(part, ev.role, body, context, c.type, c.importance, c.confidence,
                                        RULES_VERSION))
         if text.strip() and ev.role != "tool":
             previous[ev.session] = text
-        calls = [{"name": c.name, "input": redact(c.summary)} for c in ev.tool_calls]
+        calls = [{"name": c.name, "input": head(c.summary, CALL_SUMMARY_LIMIT)} for c in ev.tool_calls]
         turns.append(TurnRow(ev.session, ev.uid, ev.role, text, ev.time, calls, list(ev.files), ev.subagent,
                              project, ev.tool, chunks))
     return [SessionRow(*row) for _at, row in sessions.values()], turns
@@ -153,7 +159,7 @@ def sync_file(store: CaptureStore, source: SourceFile, settings: Settings, clock
               summary: SyncSummary, progress: Callable[[int], None] | None = None) -> None:
     module = SOURCES[source.tool]
     entry = store.ledger(source.ledger_key)
-    previous: dict[str, str] = {}
+    previous: dict[str, Redacted] = {}
     if source.mode == "whole":
         fingerprint = (opencode.fingerprint(source) if source.tool == opencode.TOOL
                        else f"{source.path.stat().st_size}:{source.path.stat().st_mtime_ns}")

@@ -20,6 +20,7 @@ from kenning.capture.sources.claude_code import human_text
 from kenning.capture.sources.jsonl import iter_all
 from kenning.core.scopes import Place
 from kenning.errors import NotFound
+from kenning.redacted import EMPTY, Redacted, head
 from kenning.store.sqlite.db import Database
 
 _CODEX_SCAFFOLD = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions",
@@ -40,13 +41,15 @@ class WorkState:
     branch: str = ""
     started: str = ""
     ended: str = ""
-    asked: str = ""  # the first ask of the session
-    last_ask: str = ""
-    unanswered: str = ""  # the last ask when nothing answered it
-    done: str = ""  # the agent's last words
-    todos_open: list[str] = field(default_factory=list)
+    # Words from the transcript are redacted as they are read (the raw transcript holds what
+    # capture masked), before they are cut.
+    asked: Redacted = EMPTY  # the first ask of the session
+    last_ask: Redacted = EMPTY
+    unanswered: Redacted = EMPTY  # the last ask when nothing answered it
+    done: Redacted = EMPTY  # the agent's last words
+    todos_open: list[Redacted] = field(default_factory=list)
     todos_done: int = 0
-    failing: list[str] = field(default_factory=list)
+    failing: list[Redacted] = field(default_factory=list)
     commands: int = 0
     files_edited: list[str] = field(default_factory=list)
     files_git: list[str] = field(default_factory=list)
@@ -56,9 +59,8 @@ class WorkState:
         return asdict(self)
 
 
-def _short(text: str, limit: int = MAX_TEXT) -> str:
-    text = re.sub(r"\s+", " ", text).strip()
-    return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + "…"
+def _short(text: str, limit: int = MAX_TEXT) -> Redacted:
+    return head(text, limit, fold=True, at_word=True)
 
 
 def _add_file(state: WorkState, path: str) -> None:
@@ -66,13 +68,33 @@ def _add_file(state: WorkState, path: str) -> None:
         state.files_edited.append(path)
 
 
-def _ran(state: WorkState, command: str, ok: bool) -> None:
+@dataclass
+class _Words:
+    """The transcript's words while it is read, raw; redacted once, at the end (:func:`_seal`),
+    rather than every message on the way (a long transcript has thousands)."""
+
+    asked: str = ""
+    last_ask: str = ""
+    done: str = ""
+    todos: list[str] = field(default_factory=list)
+    failing: list[str] = field(default_factory=list)
+    answered: bool = True
+
+
+def _seal(state: WorkState, words: _Words) -> None:
+    state.asked, state.last_ask, state.done = _short(words.asked), _short(words.last_ask), _short(words.done)
+    state.unanswered = EMPTY if words.answered else state.last_ask
+    state.todos_open = [_short(t) for t in words.todos]
+    state.failing = [_short(c, 160) for c in words.failing]
+
+
+def _ran(state: WorkState, words: _Words, command: str, ok: bool) -> None:
     state.commands += 1
     if ok:
-        if command in state.failing:
-            state.failing.remove(command)
-    elif command not in state.failing:
-        state.failing.append(command)
+        if command in words.failing:
+            words.failing.remove(command)
+    elif command not in words.failing:
+        words.failing.append(command)
 
 
 def _text_blocks(content: Any, kinds: tuple[str, ...] = ("text",)) -> str:
@@ -85,7 +107,7 @@ def _text_blocks(content: Any, kinds: tuple[str, ...] = ("text",)) -> str:
 
 def _claude(records: list[dict[str, Any]], state: WorkState) -> None:
     pending: dict[str, str] = {}  # tool_use id -> shell command
-    answered = True
+    words = _Words()
     for rec in records:
         if rec.get("timestamp"):
             state.started = state.started or str(rec["timestamp"])
@@ -103,19 +125,17 @@ def _claude(records: list[dict[str, Any]], state: WorkState) -> None:
             for block in results:
                 command = pending.pop(str(block.get("tool_use_id")), None)
                 if command is not None:
-                    _ran(state, command, not block.get("is_error"))
+                    _ran(state, words, command, not block.get("is_error"))
             if results or rec.get("isCompactSummary"):
                 continue
             text = human_text(_text_blocks(content))
             if text:
-                state.asked = state.asked or _short(text)
-                state.last_ask = _short(text)
-                answered = False
+                words.asked = words.asked or text
+                words.last_ask, words.answered = text, False
             continue
         text = _text_blocks(content).strip()
         if text:
-            state.done = _short(text)
-            answered = True
+            words.done, words.answered = text, True
         for block in blocks:
             if not isinstance(block, dict) or block.get("type") != "tool_use":
                 continue
@@ -123,7 +143,7 @@ def _claude(records: list[dict[str, Any]], state: WorkState) -> None:
             data = data if isinstance(data, dict) else {}
             if name == "TodoWrite" and isinstance(data.get("todos"), list):
                 todos = [t for t in data["todos"] if isinstance(t, dict)]
-                state.todos_open = [_short(str(t.get("content", ""))) for t in todos if t.get("status") != "completed"]
+                words.todos = [str(t.get("content", "")) for t in todos if t.get("status") != "completed"]
                 state.todos_done = sum(1 for t in todos if t.get("status") == "completed")
             elif name in _EDIT_TOOLS:
                 _add_file(state, str(data.get("file_path") or data.get("notebook_path") or ""))
@@ -131,8 +151,8 @@ def _claude(records: list[dict[str, Any]], state: WorkState) -> None:
                     if isinstance(edit, dict):
                         _add_file(state, str(edit.get("file_path", "")))
             elif name in _SHELL_TOOLS and isinstance(data.get("command"), str):
-                pending[str(block.get("id"))] = _short(data["command"], 160)
-    state.unanswered = "" if answered else state.last_ask
+                pending[str(block.get("id"))] = data["command"]
+    _seal(state, words)
 
 
 def _codex_command(args: Any) -> str:
@@ -140,15 +160,15 @@ def _codex_command(args: Any) -> str:
         cmd = args.get("cmd", args.get("command"))
         if isinstance(cmd, list):
             # ["bash", "-lc", "pytest -q"] -> the script itself
-            return _short(cmd[-1] if len(cmd) >= 3 and cmd[0] in ("bash", "sh", "zsh") else " ".join(map(str, cmd)), 160)
+            return str(cmd[-1]) if len(cmd) >= 3 and cmd[0] in ("bash", "sh", "zsh") else " ".join(map(str, cmd))
         if isinstance(cmd, str):
-            return _short(cmd, 160)
+            return cmd
     return ""
 
 
 def _codex(records: list[dict[str, Any]], state: WorkState) -> None:
     pending: dict[str, str] = {}
-    answered = True
+    words = _Words()
     for rec in records:
         payload = rec.get("payload")
         if not isinstance(payload, dict):
@@ -166,7 +186,7 @@ def _codex(records: list[dict[str, Any]], state: WorkState) -> None:
         if kind == "event_msg" and ptype == "exec_command_end":
             command = pending.pop(str(payload.get("call_id")), None)
             if command is not None:
-                _ran(state, command, payload.get("exit_code") == 0)
+                _ran(state, words, command, payload.get("exit_code") == 0)
             continue
         if kind != "response_item":
             continue
@@ -175,12 +195,10 @@ def _codex(records: list[dict[str, Any]], state: WorkState) -> None:
             if not text:
                 continue
             if payload.get("role") == "user" and not text.startswith(_CODEX_SCAFFOLD):
-                state.asked = state.asked or _short(text)
-                state.last_ask = _short(text)
-                answered = False
+                words.asked = words.asked or text
+                words.last_ask, words.answered = text, False
             elif payload.get("role") == "assistant":
-                state.done = _short(text)
-                answered = True
+                words.done, words.answered = text, True
         elif ptype in ("function_call", "custom_tool_call", "local_shell_call"):
             name = str(payload.get("name", ""))
             raw = payload.get("arguments", payload.get("input", payload.get("action", "")))
@@ -194,7 +212,7 @@ def _codex(records: list[dict[str, Any]], state: WorkState) -> None:
                     _add_file(state, path.strip())
             if name == "update_plan" and isinstance(args, dict) and isinstance(args.get("plan"), list):
                 steps = [s for s in args["plan"] if isinstance(s, dict)]
-                state.todos_open = [_short(str(s.get("step", ""))) for s in steps if s.get("status") != "completed"]
+                words.todos = [str(s.get("step", "")) for s in steps if s.get("status") != "completed"]
                 state.todos_done = sum(1 for s in steps if s.get("status") == "completed")
             elif name != "apply_patch" or ptype == "local_shell_call":
                 command = _codex_command(args)
@@ -207,8 +225,8 @@ def _codex(records: list[dict[str, Any]], state: WorkState) -> None:
             found = _EXIT.search(text or "")
             if command is not None and found:
                 pending.pop(str(payload.get("call_id")), None)
-                _ran(state, command, found.group(1) == "0")
-    state.unanswered = "" if answered else state.last_ask
+                _ran(state, words, command, found.group(1) == "0")
+    _seal(state, words)
 
 
 def from_transcript(path: Path, tool: str = "") -> WorkState:
@@ -224,16 +242,16 @@ def from_transcript(path: Path, tool: str = "") -> WorkState:
 def _from_turns(db: Database, session_id: str, state: WorkState) -> None:
     rows = db.query("SELECT role, text, at, files FROM capture_turns WHERE session = ? ORDER BY at, id",
                     (session_id,))
-    answered = True
+    words = _Words()
     for r in rows:
         if r["role"] == "user":
-            state.asked = state.asked or _short(r["text"])
-            state.last_ask, answered = _short(r["text"]), False
+            words.asked = words.asked or r["text"]
+            words.last_ask, words.answered = r["text"], False
         elif r["role"] == "assistant" and r["text"].strip():
-            state.done, answered = _short(r["text"]), True
+            words.done, words.answered = r["text"], True
         for f in json.loads(r["files"] or "[]"):
             _add_file(state, f)
-    state.unanswered = "" if answered else state.last_ask
+    _seal(state, words)
 
 
 def find_session(db: Database, place: Place, session: str = "") -> dict[str, Any]:

@@ -14,9 +14,10 @@ from kenning.core.remember import RememberRequest, RememberResult, remember
 from kenning.core.scopes import Place
 from kenning.errors import Invalid
 from kenning.model import DecisionDoc, Kind
+from kenning.redacted import Redacted, clip, head, redacted
 from kenning.store.protocol import MemoryStore
 
-PENDING = DecisionDoc.OUTCOME_PENDING
+PENDING = redacted(DecisionDoc.OUTCOME_PENDING)
 
 
 @dataclass(frozen=True)
@@ -25,9 +26,10 @@ class DecisionResult:
     doc: DecisionDoc | None
 
 
-def title_for(text: str) -> str:
+def title_for(text: Redacted) -> Redacted:
     first = text.split(" because ")[0].split(" so that ")[0].strip().rstrip(".")
-    return first[:80]
+    # Part of a redacted sentence: a cut of it cannot bring a secret back.
+    return clip(redacted(first), 80)
 
 
 def record(store: MemoryStore, place: Place, request: RememberRequest, now: datetime) -> DecisionResult:
@@ -39,7 +41,7 @@ def record(store: MemoryStore, place: Place, request: RememberRequest, now: date
     memory = result.memory
     if memory is None:
         return DecisionResult(result, None)
-    title = (request.title or title_for(memory.text)).strip()
+    title = head(request.title.strip(), 200, fold=True) if request.title.strip() else title_for(memory.text)
     author = request.source or request.origin.value
     existing = store.decision_doc(place.workspace, memory.scope, title, author)
     if existing is not None:
@@ -59,10 +61,10 @@ def record(store: MemoryStore, place: Place, request: RememberRequest, now: date
     return DecisionResult(result, store.save_decision_doc(doc))
 
 
-def add_outcome(store: MemoryStore, doc: DecisionDoc, line: str, now: datetime) -> DecisionDoc:
+def add_outcome(store: MemoryStore, doc: DecisionDoc, text: str, now: datetime) -> DecisionDoc:
     """The first line replaces "To be determined."; later lines are added beside it; the
     same line is never written twice."""
-    line = line.strip()
+    line = redacted(text.strip())
     if not line or line in doc.outcome:
         return doc
     lines = [line] if doc.outcome in ((), (PENDING,)) else [*doc.outcome, line]
@@ -74,7 +76,7 @@ def add_outcome(store: MemoryStore, doc: DecisionDoc, line: str, now: datetime) 
 def render(store: MemoryStore, doc: DecisionDoc, *, for_agent: bool) -> str:
     """The doc as text. For an agent or an app, the words of a hidden or held memory read
     ``[held memory]``; the person sees them as written."""
-    decision, reason, rejected = doc.decision, doc.reason, doc.rejected
+    decision, reason, rejected = str(doc.decision), str(doc.reason), str(doc.rejected)
     memory = store.get(doc.memory_ref) if doc.memory_ref else None
     if for_agent and memory is not None and (memory.hidden or memory.held):
         decision, reason, rejected = HELD_WORDS, HELD_WORDS if reason else "", HELD_WORDS if rejected else ""

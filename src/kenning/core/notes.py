@@ -20,7 +20,7 @@ from kenning.core.service import Core
 from kenning.errors import Invalid, NotFound
 from kenning.graph import facts
 from kenning.model import Kind, Origin
-from kenning.redact import redact
+from kenning.redacted import head, redacted
 from kenning.store.sqlite.db import Database
 from kenning.store.sqlite.graph_store import FactRow, GraphStore
 
@@ -97,14 +97,15 @@ def graph_decisions(core: Core, place: Place) -> int:
 # -- diary --------------------------------------------------------------------------------
 def diary_write(core: Core, place: Place, text: str, *, agent: str = "") -> dict[str, Any]:
     """Add a dated entry to an agent's diary for this project (secrets redacted first)."""
-    body = redact(text).strip()
+    body = redacted(text.strip())
     if not body:
         raise Invalid("the diary entry is empty", fix="write what happened, in a sentence or two")
     if len(body) > MAX_DIARY:
         raise Invalid(f"the diary entry is {len(body)} characters", fix=f"keep an entry under {MAX_DIARY}")
     at = to_iso(core.now())
-    entry_id = GraphStore(_db(core)).diary_add(place.workspace, place.project, agent.strip()[:80], at, body)
-    return {"id": entry_id, "at": at, "agent": agent.strip()[:80], "project": place.project, "text": body}
+    who = head(agent.strip(), 80)
+    entry_id = GraphStore(_db(core)).diary_add(place.workspace, place.project, who, at, body)
+    return {"id": entry_id, "at": at, "agent": who, "project": place.project, "text": body}
 
 
 def diary_read(core: Core, place: Place, *, agent: str = "", since: str = "", limit: int = 20
@@ -132,7 +133,7 @@ def _key(key: str) -> str:
 
 def set_value(core: Core, place: Place, key: str, value: str) -> dict[str, Any]:
     name = _key(key)
-    body = redact(value)
+    body = redacted(value)
     if len(body) > MAX_VALUE:
         raise Invalid(f"the value is {len(body)} characters", fix=f"keep values under {MAX_VALUE}; "
                       "write longer text as a memory or a diary entry")

@@ -24,6 +24,7 @@ from kenning import githistory, gitinfo
 from kenning.clock import to_iso
 from kenning.errors import Refused
 from kenning.model import Kind, Memory, MemoryEvent, Origin, Status
+from kenning.redacted import redacted
 from kenning.store.protocol import MemoryFilter
 
 if TYPE_CHECKING:
@@ -107,9 +108,9 @@ def refresh(core: Core, cwd: Path | str) -> ParkedReport:
             report.unchanged.append(branch)
             continue
         memory = Memory(
-            ref=_fresh_ref(core), workspace=core.workspace, scope=place.project, text=describe(info.name, state),
+            ref=_fresh_ref(core), workspace=core.workspace, scope=place.project, text=redacted(describe(info.name, state)),
             kind=Kind.STATE, confidence=CONFIDENCE, origin=Origin.AUTOMATION, created_at=now, confirmed_at=now,
-            reason=f"Read from git status in {state.worktree}.", subject=slot, origin_tool=TOOL, branch=branch,
+            reason=redacted(f"Read from git status in {state.worktree}."), subject=slot, origin_tool=TOOL, branch=branch,
         )  # fmt: skip
         with store.transaction():
             store.insert(memory)

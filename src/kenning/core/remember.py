@@ -29,7 +29,7 @@ from kenning.model import (
     Status,
     Trigger,
 )
-from kenning.redact import redact
+from kenning.redacted import Redacted, one_line, redacted
 from kenning.store.protocol import MemoryFilter, MemoryStore, UseRow
 from kenning.text import jaccard, term_set
 
@@ -110,8 +110,8 @@ def confidence_for(request: RememberRequest, kind: Kind) -> float:
     return DEFAULT_CONFIDENCE[request.origin]
 
 
-def _clean(request: RememberRequest) -> tuple[str, str, str, list[str]]:
-    text = " ".join(request.text.split())
+def _clean(request: RememberRequest) -> tuple[Redacted, Redacted, Redacted, list[str]]:
+    text = one_line(request.text)
     if not text:
         raise Invalid("text is empty", fix="give one self-contained sentence")
     if len(text) > MAX_TEXT:
@@ -122,7 +122,7 @@ def _clean(request: RememberRequest) -> tuple[str, str, str, list[str]]:
     warnings = []
     if len([s for s in text.replace("?", ".").replace("!", ".").split(". ") if s.strip()]) > 2:
         warnings.append("longer than a sentence: memories work best as one self-contained sentence")
-    return redact(text), redact(request.reason.strip()), redact(request.rejected.strip()), warnings
+    return redacted(text), redacted(request.reason.strip()), redacted(request.rejected.strip()), warnings
 
 
 def _slot_from_text(store: MemoryStore, place: Place, text: str) -> str:
@@ -149,6 +149,9 @@ def remember(
     if trigger is not None:
         rules.check_trigger(trigger)
     subject = request.subject.strip()
+    if subject and redacted(subject) != subject:
+        warnings.append("the subject held a secret; it was dropped")
+        subject = ""
     if subject and not rules.valid_subject(subject):
         warnings.append(
             f"subject {subject!r} is not a slot key (two or more dot-joined parts, no spaces, no date); it was dropped"
@@ -188,8 +191,8 @@ def remember(
 
 
 def _write(
-    store: MemoryStore, place: Place, request: RememberRequest, now: datetime, *, text: str, reason: str,
-    rejected: str, kind: Kind, subject: str, scope: str, confidence: float, trigger: Trigger | None,
+    store: MemoryStore, place: Place, request: RememberRequest, now: datetime, *, text: Redacted, reason: Redacted,
+    rejected: Redacted, kind: Kind, subject: str, scope: str, confidence: float, trigger: Trigger | None,
     replaces: list[str], warnings: list[str], accepted: bool = False,
 ) -> RememberResult:  # fmt: skip
     flt = MemoryFilter(place.workspace, [scope])
@@ -246,8 +249,8 @@ def _write(
         ref=_fresh_ref(store), workspace=place.workspace, scope=scope, text=text, kind=kind, confidence=confidence,
         origin=request.origin, created_at=now, confirmed_at=now, reason=reason, rejected=rejected, trigger=trigger,
         subject=subject, origin_tool=request.source, session=request.session, branch=request.branch or place.branch,
-        index_pinned=request.index, held=request.origin is Origin.WIDGET, source_ref=request.source_ref.strip(),
-        tags=tuple(request.tags),
+        index_pinned=request.index, held=request.origin is Origin.WIDGET,
+        source_ref=redacted(request.source_ref.strip()), tags=tuple(redacted(t) for t in request.tags),
     )  # fmt: skip
     if memory.source_ref:
         source_hash, citation = fresh_reading(place.root, memory.source_ref)
@@ -280,7 +283,7 @@ def supersede(store: MemoryStore, old: Memory, by_ref: str, now: datetime) -> No
 
 
 def _strengthen(
-    store: MemoryStore, place: Place, existing: Memory, request: RememberRequest, now: datetime, reason: str
+    store: MemoryStore, place: Place, existing: Memory, request: RememberRequest, now: datetime, reason: Redacted
 ) -> Memory:
     # Another tool (or a person) restating the claim is a confirmation; the writer repeating
     # itself is an echo: it still restarts shelf life and wakes the memory, but earns no evidence.
@@ -291,7 +294,7 @@ def _strengthen(
         confirmed_at=now,
         confirmations=existing.confirmations + (0 if echo else 1),
         reason=existing.reason or reason,
-        source_ref=existing.source_ref or request.source_ref.strip(),
+        source_ref=existing.source_ref or redacted(request.source_ref.strip()),
     )
     if updated.source_ref:
         # Restating the claim takes a fresh reading of the code it cites.

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from kenning.core.lifecycle import last_activity
 from kenning.errors import Invalid, NotFound
 from kenning.model import Kind, Memory
+from kenning.redacted import EMPTY, Redacted, one_line, redacted
 from kenning.store.sqlite.hooks_store import HookStore, RuleRow
 
 if TYPE_CHECKING:
@@ -107,16 +108,16 @@ def add_ready(core: Core, kind: str, *, n: int | None = None, project: str = "",
     if memory_kind and memory_kind not in {k.value for k in Kind}:
         raise Invalid(f"kind {memory_kind!r} is unknown", fix=f"use one of {', '.join(k.value for k in Kind)}")
     store = _need(core)
-    return store.add_rule(core.workspace, project, kind, value, memory_kind, "", core.now())
+    return store.add_rule(core.workspace, project, kind, value, memory_kind, EMPTY, core.now())
 
 
 def add_sentence(core: Core, text: str, *, project: str = "") -> int:
-    cleaned = " ".join(text.split())
+    cleaned = one_line(text)
     if not cleaned:
         raise Invalid("the rule is empty", fix="write the rule as one sentence")
     if len(cleaned) > MAX_SENTENCE:
         raise Invalid(f"the rule is {len(cleaned)} characters long", fix=f"keep it under {MAX_SENTENCE}")
-    return _need(core).add_rule(core.workspace, project, "sentence", 0, "", cleaned, core.now())
+    return _need(core).add_rule(core.workspace, project, "sentence", 0, "", redacted(cleaned), core.now())
 
 
 def _need(core: Core) -> HookStore:
@@ -164,7 +165,7 @@ def listing(core: Core, place: Place | None) -> list[RuleView]:
     return views
 
 
-def sentences(core: Core, place: Place, limit: int = SHOWN_IN_BRIEF) -> list[str]:
+def sentences(core: Core, place: Place, limit: int = SHOWN_IN_BRIEF) -> list[Redacted]:
     """The user's own rules (sentences) for this project, newest first, for the brief."""
     store = _store(core)
     if store is None:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from kenning.core import holdout
 from kenning.errors import Invalid, NotFound, Refused
+from kenning.redacted import EMPTY, Redacted, clip, head, one_line, redacted
 from kenning.store.sqlite.hooks_store import HandoffRow, HookStore, SessionRow, TaskRow
 
 if TYPE_CHECKING:
@@ -25,6 +26,8 @@ LIVE_WINDOW = timedelta(minutes=30)
 HANDOFF_WINDOW = timedelta(days=7)
 TASK_CLAIM_WINDOW = timedelta(hours=2)
 MAX_TEXT = 1000
+# How much of a session's words other sessions are shown (its first prompt, its last reply).
+WORDS_KEPT = 300
 
 
 def hooks_of(core: Core) -> HookStore:
@@ -37,15 +40,19 @@ def is_trunk(branch: str) -> bool:
     return branch in TRUNKS or branch in ("", "HEAD")
 
 
-def _clean(text: str, what: str) -> str:
-    text = " ".join((text or "").split())
+def _clean(text: str, what: str) -> Redacted:
+    text = one_line(text or "")
     if not text:
         raise Invalid(f"{what} is empty", fix=f"give the {what} as one or two sentences")
     if len(text) > MAX_TEXT:
         raise Invalid(f"{what} is {len(text)} characters long", fix=f"keep it under {MAX_TEXT} characters")
-    from kenning.redact import redact  # imported on write only: hooks that only read start faster
+    return redacted(text)
 
-    return redact(text)
+
+def session_words(text: str) -> Redacted:
+    """A session's first prompt or last reply as other sessions may see it: redacted whole,
+    then cut to :data:`WORDS_KEPT` characters (never cut first: a cut token escapes redaction)."""
+    return head(text, WORDS_KEPT, fold=True)
 
 
 # ------------------------------------------------------------------------------ holdout
@@ -77,7 +84,7 @@ def ensure_session(core: Core, place: Place, tool: str, session_id: str, cwd: st
             hooks.add_session(SessionRow(
                 session=key, tool=tool, workspace=core.workspace, project=place.project, branch=place.branch,
                 cwd=cwd, started_at=now, last_seen=now, ended_at=None, holdout=group,
-                task_id=task.id if task else None, first_prompt_at=None, opening="", last_message="",
+                task_id=task.id if task else None, first_prompt_at=None, opening=EMPTY, last_message=EMPTY,
                 recalled=False, changed_files=False, stop_asked=False, prompts=0,
             ))  # fmt: skip
             if task is not None:
@@ -101,26 +108,21 @@ def other_line(s: SessionRow, now: datetime) -> str:
     minutes = max(0, int((now - s.last_seen).total_seconds() // 60))
     bits = [f"{s.tool} on {s.branch or 'no branch'}"]
     if s.opening:
-        bits.append(f'asked "{_clip(s.opening, 90)}"')
+        bits.append(f'asked "{clip(s.opening, 90)}"')
     if s.last_message:
-        bits.append(f'last said "{_clip(s.last_message, 90)}"')
+        bits.append(f'last said "{clip(s.last_message, 90)}"')
     bits.append(f"last active {minutes} min ago")
     return ", ".join(bits)
-
-
-def _clip(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 # ------------------------------------------------------------------------- goal and items
 
 
-def goal(core: Core, place: Place, branch: str | None = None) -> str:
+def goal(core: Core, place: Place, branch: str | None = None) -> Redacted:
     return hooks_of(core).goal(core.workspace, place.project, place.branch if branch is None else branch)
 
 
-def set_goal(core: Core, place: Place, text: str, *, by: str = "person", branch: str | None = None) -> str:
+def set_goal(core: Core, place: Place, text: str, *, by: str = "person", branch: str | None = None) -> Redacted:
     target = place.branch if branch is None else branch
     if not target or target == "HEAD":
         raise Invalid("this folder is on no branch", fix="check out a branch, or pass --branch")
@@ -212,8 +214,9 @@ def pending_handoffs(core: Core, place: Place, session: SessionRow) -> list[Hand
 
 def add_task(core: Core, place: Place, title: str, goal_text: str = "", *, cwd: str = "") -> int:
     root = cwd or (str(place.root) if place.root else "")
+    goal_words = redacted(one_line(goal_text)) if goal_text.strip() else EMPTY
     return hooks_of(core).add_task(core.workspace, place.project, place.branch, root, _clean(title, "title"),
-                                   " ".join(goal_text.split()), core.now())  # fmt: skip
+                                   goal_words, core.now())  # fmt: skip
 
 
 def start_task(core: Core, task_id: int, *, cwd: str = "") -> TaskRow:

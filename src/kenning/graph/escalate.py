@@ -21,7 +21,6 @@ from kenning.context import resume as resume_mod
 from kenning.graph import facts
 from kenning.graph.decide import corrects, decision_sentences
 from kenning.graph.extract import apply, extract_turns
-from kenning.redact import redact
 from kenning.store.sqlite.db import Database
 from kenning.store.sqlite.graph_store import GraphStore
 
@@ -127,7 +126,7 @@ def at_session_end(db: Database, settings: Settings, clock: Clock, tool: str, se
     if path is None or not path.is_file():
         return None
     from kenning.capture.events import SourceFile
-    from kenning.capture.sync import SOURCES
+    from kenning.capture.sync import SOURCES, turn_text
     from kenning.core.policy import capture_enabled
     from kenning.gitinfo import project_for
 
@@ -142,7 +141,7 @@ def at_session_end(db: Database, settings: Settings, clock: Clock, tool: str, se
     if not capture_enabled(db, settings.workspace, info.key):
         return None
     # Redacted before anything is derived from it, exactly as capture does.
-    turns = [{"id": i + 1, "role": e.role, "text": redact(e.text), "at": e.time}
+    turns = [{"id": i + 1, "role": e.role, "text": turn_text(e)[0], "at": e.time}
              for i, e in enumerate(events) if not e.subagent]
     times = [e.time for e in events if e.time]
     return _escalate(db, clock, settings.workspace, f"{prefix}:{session_id}", info.key, info.name, tool, turns, path,

@@ -17,7 +17,7 @@ from datetime import datetime
 from kenning.clock import Clock, from_iso, parse_as_of, to_iso
 from kenning.errors import Invalid, NotFound
 from kenning.graph.vocabulary import Vocabulary, load
-from kenning.redact import redact
+from kenning.redacted import head, one_line, part, redacted
 from kenning.store.sqlite.db import Database
 from kenning.store.sqlite.graph_store import FactRow, GraphStore
 
@@ -89,20 +89,23 @@ def add(
         raise Invalid(f"confidence {confidence} is out of range", fix="give a number above 0 and at most 1")
     store = GraphStore(db)
     now = to_iso(clock.now())
+    # Names and text are redacted before a key is made of them or any part is cut off.
+    subject, subject_name = redacted(subject.strip()), redacted(subject_name.strip())
     s_key = entity_key(subject)
     pred = predicate_id(predicate)
     if object_kind == "entity":
-        o_key, o_name = entity_key(obj), obj.strip()
+        o_name = redacted(obj.strip())
+        o_key = entity_key(o_name)
     else:
-        o_name = re.sub(r"\s+", " ", redact(obj)).strip()
+        o_name = redacted(one_line(obj))
         if not o_name:
             raise Invalid("the object is empty", fix="give the object of the fact")
-        o_key = o_name[:MAX_TEXT_OBJECT]
+        o_key = part(o_name, 0, MAX_TEXT_OBJECT)
     slot_area = area_id(area)
     start = _when(valid_from, clock)
     with db.transaction():
         vocab = load()
-        store.ensure_entity(workspace, s_key, subject_name.strip() or subject.strip(), subject_type or _type_of(vocab, subject), now)
+        store.ensure_entity(workspace, s_key, subject_name or subject, subject_type or _type_of(vocab, subject), now)
         if object_kind == "entity":
             store.ensure_entity(workspace, o_key, o_name, object_type or _type_of(vocab, obj), now)
         known = [f for f in store.same_fact(workspace, s_key, pred, o_key, slot_area)
@@ -117,7 +120,7 @@ def add(
         later = sorted(f.valid_from for f in others if f.valid_from > start)
         row = FactRow(0, workspace, project, s_key, pred, o_key, object_kind, slot_area, start,
                       later[0] if later else None, round(confidence, 3), origin, session, memory_ref, person,
-                      redact(evidence)[:400], now)
+                      head(evidence, 400), now)
         fact_id = store.insert(row)
         closed = []
         for other in others:

@@ -23,6 +23,8 @@ SHELL_TOOLS = {"bash", "shell", "exec_command", "local_shell", "run_shell_comman
 READ_TOOLS = {"read", "read_file", "read_many_files", "view"}
 EDIT_TOOLS = {"edit", "multiedit", "write", "notebookedit", "apply_patch", "write_file", "replace", "edit_file"}
 PATCH_MARKS = ("*** Update File: ", "*** Add File: ", "*** Delete File: ")
+# Prompts and replies are kept this long at most; whatever is stored of them is redacted from
+# this whole text and cut only after (kenning.redacted.head), so this cut stays far beyond it.
 PROMPT_CHARS = 20_000
 
 
@@ -129,6 +131,6 @@ def normalise(tool: str, argv_event: str, payload: object) -> HookEvent | None:
         source=_s(payload.get("source")), tool_name=tool_name, call_kind=ck,
         command=_command(tool_input) if ck == "shell" else "",
         paths=_paths(tool_name, tool_input) if ck in ("read", "edit") else (),
-        stop_hook_active=payload.get("stop_hook_active") is True, last_message=last[:2000],
+        stop_hook_active=payload.get("stop_hook_active") is True, last_message=last[:PROMPT_CHARS],
         transcript_path=_s(payload.get("transcript_path")) if kind == "end" else "",
     )  # fmt: skip

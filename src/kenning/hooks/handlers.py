@@ -107,7 +107,7 @@ def on_prompt(core: Core, event: HookEvent, holdout: bool | None) -> Reply:
     fields: dict[str, object] = {"last_seen": now, "prompts": session.prompts + 1}
     parts: list[str] = []
     if first:
-        fields.update(first_prompt_at=now, opening=prompt[:300])
+        fields.update(first_prompt_at=now, opening=work.session_words(prompt))
     branch_now = place.branch  # read from .git by this process (git facts are cached per process only)
     with core.store.transaction():
         hooks.update_session(session.session, **fields)
@@ -159,7 +159,7 @@ def on_stop(core: Core, event: HookEvent, holdout: bool | None) -> Reply:
     session = _session(core, place, event, holdout)
     hooks = _hooks(core)
     recalled, changed = marked(core, event, session)
-    hooks.update_session(session.session, last_seen=core.now(), last_message=event.last_message[:300],
+    hooks.update_session(session.session, last_seen=core.now(), last_message=work.session_words(event.last_message),
                          recalled=recalled, changed_files=changed)  # fmt: skip
     if event.stop_hook_active or session.stop_asked or recalled:
         return Reply()

@@ -1,9 +1,26 @@
 """``hook-runs.log``: one line per hook run (time, hook, tool, milliseconds), tab-separated, and
-``hook-errors.log`` for a hook that failed on its own fault (it still exits 0, silently)."""
+``hook-errors.log`` for a hook that failed on its own fault (it still exits 0, silently).
+
+Nothing a session wrote reaches these files raw: a hook or tool name is written only when it
+is one kenning knows (anything else reads ``other``), and an error's message and traceback
+are redacted first (a failing write may carry the prompt it was writing in its message).
+"""
 
 from __future__ import annotations
 
 import os
+
+from kenning.hooks.events import ALIASES, KINDS, TOOLS
+
+# Hook names that are not agent events: the start-of-session refresh, and argv given by hand.
+_OWN = frozenset({"refresh", "kenning", "-"})
+_KNOWN = frozenset(KINDS) | frozenset(TOOLS) | frozenset(ALIASES) | _OWN
+
+
+def _name(value: str) -> str:
+    if not value:
+        return "-"
+    return value if value in _KNOWN else "other"
 
 RUNS = "hook-runs.log"
 ERRORS = "hook-errors.log"
@@ -23,7 +40,7 @@ def _append(path: str, line: str) -> None:
 
 
 def run(home: str, when: str, hook: str, tool: str, ms: float) -> None:
-    _append(os.path.join(home, RUNS), f"{when}\t{hook or '-'}\t{tool or '-'}\t{ms:.1f}\n")
+    _append(os.path.join(home, RUNS), f"{when}\t{_name(hook)}\t{_name(tool)}\t{ms:.1f}\n")
 
 
 def error(home: str, when: str, hook: str, tool: str, exc: BaseException | str) -> None:
@@ -33,5 +50,11 @@ def error(home: str, when: str, hook: str, tool: str, exc: BaseException | str) 
         detail = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)).strip()
     else:
         detail = exc
+    try:
+        from kenning.redacted import redacted
+
+        detail = redacted(detail)
+    except Exception:  # the redactor itself failed: keep the error's kind, drop its words
+        detail = type(exc).__name__ if isinstance(exc, BaseException) else "error (message withheld)"
     detail = detail.replace("\n", "\n    ")
-    _append(os.path.join(home, ERRORS), f"{when}\t{hook or '-'}\t{tool or '-'}\t{detail}\n")
+    _append(os.path.join(home, ERRORS), f"{when}\t{_name(hook)}\t{_name(tool)}\t{detail}\n")

@@ -16,11 +16,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from kenning.capture.events import Event, ReadResult, SourceFile, ToolCall, short
+from kenning.capture.events import Event, ReadResult, SourceFile, ToolCall, text_of
 from kenning.capture.sources.jsonl import read_appended
 
 TOOL = "claude-code"
-TOOL_RESULT_LIMIT = 2000
 
 # Whole-message wrappers that mark text as not typed by the person.
 _NOT_HUMAN_PREFIXES = (
@@ -89,7 +88,7 @@ def _tool_call(block: dict[str, Any]) -> tuple[ToolCall, list[str]]:
     name = str(block.get("name", ""))
     raw = block.get("input")
     data: dict[str, Any] = raw if isinstance(raw, dict) else {}
-    summary = next((short(data[k], 200) for k in _SUMMARY_KEYS if isinstance(data.get(k), str)), "")
+    summary = next((text_of(data[k]) for k in _SUMMARY_KEYS if isinstance(data.get(k), str)), "")
     files = [data[k] for k in _FILE_KEYS if isinstance(data.get(k), str)]
     edits = data.get("edits")
     if isinstance(edits, list):
@@ -161,7 +160,7 @@ def parse(records: list[tuple[int, dict[str, Any]]], path: Path, context: dict[s
                             fp = tur["file"].get("filePath")
                         if isinstance(fp, str):
                             files.append(fp)
-                    events.append(ev("tool", short(text, TOOL_RESULT_LIMIT), uid=f"{uid}:{i}", files=tuple(files)))
+                    events.append(ev("tool", text_of(text), uid=f"{uid}:{i}", files=tuple(files)))
                 continue
             text = human_text(_text_of(content))
             if not text:

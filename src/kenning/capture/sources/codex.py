@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from kenning.capture.events import Event, ReadResult, SourceFile, ToolCall, short
+from kenning.capture.events import Event, ReadResult, SourceFile, ToolCall, text_of
 from kenning.capture.sources.jsonl import read_appended
 
 TOOL = "codex"
@@ -57,11 +57,11 @@ def _call(payload: dict[str, Any]) -> tuple[ToolCall, list[str]]:
             args = None
         if isinstance(args, dict):
             cmd = args.get("cmd", args.get("command"))
-            summary = " ".join(cmd) if isinstance(cmd, list) else short(cmd or args.get("path", ""), 200)
+            summary = " ".join(cmd) if isinstance(cmd, list) else text_of(cmd or args.get("path", ""))
             if isinstance(args.get("path"), str):
                 files.append(args["path"])
         else:
-            summary = short(raw.splitlines()[0] if raw else "", 200)
+            summary = text_of(raw.splitlines()[0] if raw else "")
     return ToolCall(name, summary), files
 
 
@@ -116,13 +116,13 @@ def parse(records: list[tuple[int, dict[str, Any]]], path: Path, context: dict[s
                     out = out.get("content") or out.get("output") or ""
                 if cid not in seen_outputs:
                     seen_outputs = (seen_outputs + [cid])[-200:]
-                    events.append(ev("tool", short(out if isinstance(out, str) else json.dumps(out), 2000),
+                    events.append(ev("tool", text_of(out if isinstance(out, str) else json.dumps(out)),
                                      uid=f"out:{cid}"))
         elif kind == "event_msg" and ptype == "exec_command_end":
             cid = str(payload.get("call_id", at))
             if cid not in seen_outputs:
                 seen_outputs = (seen_outputs + [cid])[-200:]
-                events.append(ev("tool", short(payload.get("aggregated_output", ""), 2000), uid=f"out:{cid}"))
+                events.append(ev("tool", text_of(payload.get("aggregated_output", "")), uid=f"out:{cid}"))
         elif kind == "compacted" and isinstance(payload.get("message"), str):
             events.append(ev("summary", payload["message"]))
     context["outputs"] = seen_outputs

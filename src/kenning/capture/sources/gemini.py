@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from kenning.capture.events import Event, ReadResult, SourceFile, ToolCall, short
+from kenning.capture.events import Event, ReadResult, SourceFile, ToolCall, text_of
 from kenning.capture.sources.jsonl import iter_all
 
 TOOL = "gemini"
@@ -120,7 +120,7 @@ def read(source: SourceFile, offset: int, context: dict[str, Any]) -> ReadResult
                     continue
                 raw = call.get("args")
                 args: dict[str, Any] = raw if isinstance(raw, dict) else {}
-                summary = next((short(args[k], 200) for k in ("command", *_FILE_KEYS, "pattern", "query")
+                summary = next((text_of(args[k]) for k in ("command", *_FILE_KEYS, "pattern", "query")
                                 if isinstance(args.get(k), str)), "")
                 calls.append(ToolCall(str(call.get("name", "")), summary))
                 files += [args[k] for k in _FILE_KEYS if isinstance(args.get(k), str)]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sqlite3
+
+from kenning.store.sqlite import redaction
 from kenning.store.sqlite.db import MigrationSet
 
 MIGRATIONS = MigrationSet("capture")
@@ -104,3 +107,23 @@ MIGRATIONS.add(
 # buffer into a new segment per row (then merged again). Measured ~3x slower for the whole
 # insert, ~a quarter of capture time. The delete trigger stays (deletes are rare).
 MIGRATIONS.add("m002_fts_insert_without_trigger", "DROP TRIGGER IF EXISTS capture_chunks_ai;")
+
+
+def _m003_redact(conn: sqlite3.Connection) -> None:
+    # Capture always redacted a turn, but cut tool output and call inputs first, and an older
+    # rule set missed formats the current one catches. A chunk that changes leaves the
+    # full-text index under its old words and joins it under its new ones.
+    def reindex(rowid: int, old: dict[str, str], new: dict[str, str]) -> None:
+        conn.execute("INSERT INTO capture_fts (capture_fts, rowid, body, context) VALUES ('delete', ?, ?, ?)",
+                     (rowid, old["body"], old["context"]))  # fmt: skip
+        conn.execute("INSERT INTO capture_fts (rowid, body, context) VALUES (?, ?, ?)",
+                     (rowid, new["body"], new["context"]))  # fmt: skip
+
+    redaction.redact_table(conn, "capture_turns", ("text",), json_columns=("tool_calls",))
+    touched = redaction.redact_table(conn, "capture_chunks", ("body", "context"), changed=reindex)
+    redaction.redact_table(conn, "capture_sessions", ("title",))
+    if touched:
+        redaction.optimize_fts(conn, "capture_fts")
+
+
+MIGRATIONS.add("m003_redact", _m003_redact)

@@ -10,6 +10,7 @@ from typing import Any
 
 import orjson
 
+from kenning.redacted import Redacted, ensure
 from kenning.store.sqlite.db import Database
 
 
@@ -42,8 +43,8 @@ class SessionRow:
 class ChunkRow:
     part: int
     role: str
-    body: str
-    context: str
+    body: Redacted
+    context: Redacted
     type: str
     importance: int
     confidence: float
@@ -55,9 +56,9 @@ class TurnRow:
     session: str
     uid: str
     role: str
-    text: str
+    text: Redacted
     at: str
-    tool_calls: list[dict[str, str]]
+    tool_calls: list[dict[str, Redacted | str]]
     files: list[str]
     subagent: str
     project: str
@@ -85,6 +86,11 @@ def _dumps(value: list[Any]) -> str:
         return orjson.dumps(value).decode()
     except TypeError:
         return json.dumps(value)
+
+
+def _guard_calls(calls: list[dict[str, Redacted | str]]) -> list[dict[str, str]]:
+    """A call's input (a command, a path) is text someone wrote: redacted whatever the caller did."""
+    return [{k: ensure(v) if k == "input" else v for k, v in call.items()} for call in calls]
 
 
 class CaptureStore:
@@ -147,13 +153,14 @@ class CaptureStore:
                 seen.add((t.session, t.uid))
                 turn_id = next_id
                 next_id += 1
-                turn_rows.append((turn_id, t.session, t.uid, entry.key, t.role, t.text, t.at, _dumps(t.tool_calls),
-                                  _dumps(t.files), t.subagent))
+                turn_rows.append((turn_id, t.session, t.uid, entry.key, t.role, ensure(t.text), t.at,
+                                  _dumps(_guard_calls(t.tool_calls)), _dumps(t.files), t.subagent))
                 for c in t.chunks:
                     chunk_id += 1
-                    chunk_rows.append((chunk_id, t.session, turn_id, c.part, c.role, c.body, c.context, t.at, t.project,
+                    body, context = ensure(c.body), ensure(c.context)
+                    chunk_rows.append((chunk_id, t.session, turn_id, c.part, c.role, body, context, t.at, t.project,
                                        t.tool, c.type, c.importance, c.confidence, c.rules_version))
-                    fts_rows.append((chunk_id, c.body, c.context))
+                    fts_rows.append((chunk_id, body, context))
             conn.executemany(
                 "INSERT INTO capture_turns (id, session, uid, source, role, text, at, tool_calls, files, subagent)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", turn_rows)

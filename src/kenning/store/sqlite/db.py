@@ -15,6 +15,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kenning import private
+
 Migration = Callable[[sqlite3.Connection], None]
 
 
@@ -53,22 +55,36 @@ def _split_sql(script: str) -> list[str]:
     return statements
 
 
-def connect(path: Path | str) -> sqlite3.Connection:
+# How long a connection waits for another process's write lock before it gives up. Hooks pass
+# a much shorter one: a tool call must never wait out the agent's own hook timeout.
+BUSY_TIMEOUT_MS = 10_000
+
+
+def connect(path: Path | str, *, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> sqlite3.Connection:
     """Open a connection with kenning's pragmas. This is the only place they are set."""
     if str(path) != ":memory:":
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        private.prepare_file(Path(path))
     # isolation_level=None: we issue BEGIN/COMMIT ourselves, so a transaction is exactly
     # what `Database.transaction` says it is.
-    conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, timeout=10.0)
+    conn = sqlite3.connect(
+        str(path), isolation_level=None, check_same_thread=False, timeout=busy_timeout_ms / 1000
+    )
     conn.row_factory = sqlite3.Row
+    # Several kenning processes (hooks, MCP, sync) share one file; wait rather than fail.
+    # Set first: switching a new file to WAL below takes a lock another opener may hold.
+    conn.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
     # WAL lets hooks and the MCP server read while a sync writes.
     conn.execute("PRAGMA journal_mode=WAL")
-    # Several kenning processes (hooks, MCP, sync) share one file; wait rather than fail.
-    conn.execute("PRAGMA busy_timeout=10000")
     # Relations (events, uses, reviews) must not point at memories that are not there.
     conn.execute("PRAGMA foreign_keys=ON")
     # WAL with NORMAL is durable across application crashes (not power loss) and much faster.
     conn.execute("PRAGMA synchronous=NORMAL")
+    # Freed space is zeroed: what a user forgets (or a migration redacts) leaves no old bytes
+    # in the file's free pages.
+    conn.execute("PRAGMA secure_delete=ON")
+    if str(path) != ":memory:":
+        # SQLite makes -wal and -shm with the database's mode; older ones are tightened here.
+        private.tighten_store(Path(path))
     return conn
 
 
@@ -122,6 +138,8 @@ class Database:
 
 
 def _ensure_ledger(conn: sqlite3.Connection) -> None:
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_migrations'").fetchone():
+        return
     conn.execute(
         "CREATE TABLE IF NOT EXISTS _migrations ("
         " migration_set TEXT NOT NULL, name TEXT NOT NULL, applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),"
@@ -142,24 +160,56 @@ def migrate(
 ) -> list[str]:
     """Apply every pending migration of ``sets`` in order; return ``set/name`` of each applied.
 
+    Several processes open a fresh store at once (right after an install: hooks, the MCP
+    server and the CLI), so which migrations are applied is read again after the write lock
+    is taken (``BEGIN IMMEDIATE``): a step another process applied meanwhile is skipped, never
+    run twice. A store with nothing pending is checked without taking the lock.
     ``stop_before`` (tests only) leaves a set at an earlier schema.
     """
-    _ensure_ledger(conn)
+    wanted = _wanted(sets, stop_before)
+    if _has_ledger(conn) and not _pending(conn, wanted):
+        return []
     done: list[str] = []
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        _ensure_ledger(conn)
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    steps = {(mset.name, name): step for mset in sets for name, step in mset.steps}
+    for key in wanted:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if conn.execute(
+                "SELECT 1 FROM _migrations WHERE migration_set = ? AND name = ?", key
+            ).fetchone() is None:
+                steps[key](conn)
+                conn.execute("INSERT INTO _migrations (migration_set, name) VALUES (?, ?)", key)
+                done.append(f"{key[0]}/{key[1]}")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+    return done
+
+
+def _wanted(sets: Sequence[MigrationSet], stop_before: dict[str, str] | None) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
     for mset in sets:
-        already = set(applied(conn, mset.name))
-        for name, step in mset.steps:
+        for name, _step in mset.steps:
             if stop_before and stop_before.get(mset.name) == name:
                 break
-            if name in already:
-                continue
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                step(conn)
-                conn.execute("INSERT INTO _migrations (migration_set, name) VALUES (?, ?)", (mset.name, name))
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
-            done.append(f"{mset.name}/{name}")
-    return done
+            out.append((mset.name, name))
+    return out
+
+
+def _has_ledger(conn: sqlite3.Connection) -> bool:
+    return bool(
+        conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_migrations'").fetchone()
+    )
+
+
+def _pending(conn: sqlite3.Connection, wanted: list[tuple[str, str]]) -> bool:
+    have = {(r[0], r[1]) for r in conn.execute("SELECT migration_set, name FROM _migrations")}
+    return any(key not in have for key in wanted)

@@ -3,6 +3,9 @@ diary entries and small per-project values."""
 
 from __future__ import annotations
 
+import sqlite3
+
+from kenning.store.sqlite import redaction
 from kenning.store.sqlite.db import MigrationSet
 
 MIGRATIONS = MigrationSet("graph")
@@ -77,3 +80,27 @@ MIGRATIONS.add(
     );
     """,
 )
+
+
+def _m002_redact(conn: sqlite3.Connection) -> None:
+    # Entity names, text objects and evidence come from transcripts and from agents; notes and
+    # values from agents. An entity id or a fact that redacts to the same as another one
+    # (two secrets, one mask) is folded into it rather than breaking a unique key.
+    redaction.redact_table(conn, "graph_entities", ("id", "name"), on_conflict=_drop_entity)
+    redaction.redact_table(conn, "graph_facts", ("subject", "object", "evidence", "person"), on_conflict=_end_fact)
+    redaction.redact_table(conn, "notes_diary", ("agent", "text"))
+    redaction.redact_table(conn, "notes_values", ("value",))
+
+
+def _drop_entity(conn: sqlite3.Connection, rowid: int, values: dict[str, object]) -> None:
+    conn.execute("DELETE FROM graph_entities WHERE rowid = ?", (rowid,))
+
+
+def _end_fact(conn: sqlite3.Connection, rowid: int, values: dict[str, object]) -> None:
+    # The same current fact exists already: this copy holds no longer (it ends where it began).
+    conn.execute("UPDATE graph_facts SET valid_to = valid_from WHERE rowid = ?", (rowid,))
+    sets = ", ".join(f'"{c}" = ?' for c in values)
+    conn.execute(f"UPDATE graph_facts SET {sets} WHERE rowid = ?", [*values.values(), rowid])
+
+
+MIGRATIONS.add("m002_redact", _m002_redact)

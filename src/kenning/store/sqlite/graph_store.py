@@ -7,6 +7,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
+from kenning.redacted import Redacted, ensure, stored
 from kenning.store.sqlite.db import Database
 
 
@@ -17,7 +18,7 @@ class FactRow:
     project: str
     subject: str
     predicate: str
-    object: str
+    object: str  # an entity id (made from a redacted name) or redacted text; redacted again on insert
     object_kind: str
     area: str
     valid_from: str
@@ -27,7 +28,7 @@ class FactRow:
     session: str
     memory_ref: str
     person: str
-    evidence: str
+    evidence: Redacted
     created_at: str
     ended_by: int | None = None
     subject_name: str = ""
@@ -55,8 +56,8 @@ def _fact(row: sqlite3.Row) -> FactRow:
     return FactRow(
         row["id"], row["workspace"], row["project"], row["subject"], row["predicate"], row["object"],
         row["object_kind"], row["area"], row["valid_from"], row["valid_to"], row["confidence"], row["origin"],
-        row["session"], row["memory_ref"], row["person"], row["evidence"], row["created_at"], row["ended_by"],
-        row["subject_name"], row["object_name"],
+        row["session"], row["memory_ref"], row["person"], stored(row["evidence"]), row["created_at"],
+        row["ended_by"], row["subject_name"], row["object_name"],
     )  # fmt: skip
 
 
@@ -65,13 +66,13 @@ class GraphStore:
         self.db = db
 
     # -- entities --------------------------------------------------------------------------
-    def ensure_entity(self, workspace: str, entity_id: str, name: str, type_: str, now: str) -> None:
+    def ensure_entity(self, workspace: str, entity_id: str, name: Redacted, type_: str, now: str) -> None:
         """Create the entity; a known type is never overwritten by 'unknown'."""
         self.db.execute(
             "INSERT INTO graph_entities (workspace, id, name, type, created_at) VALUES (?, ?, ?, ?, ?)"
             " ON CONFLICT (workspace, id) DO UPDATE SET type = CASE WHEN graph_entities.type = 'unknown'"
             " THEN excluded.type ELSE graph_entities.type END",
-            (workspace, entity_id, name, type_ or "unknown", now),
+            (workspace, ensure(entity_id), ensure(name), type_ or "unknown", now),
         )
 
     def entity(self, workspace: str, entity_id: str) -> dict[str, Any] | None:
@@ -100,9 +101,9 @@ class GraphStore:
             "INSERT INTO graph_facts (workspace, project, subject, predicate, object, object_kind, area, valid_from,"
             " valid_to, confidence, origin, session, memory_ref, person, evidence, created_at, ended_by)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (row.workspace, row.project, row.subject, row.predicate, row.object, row.object_kind, row.area,
-             row.valid_from, row.valid_to, row.confidence, row.origin, row.session, row.memory_ref, row.person,
-             row.evidence, row.created_at, row.ended_by),
+            (row.workspace, row.project, ensure(row.subject), row.predicate, ensure(row.object), row.object_kind,
+             row.area, row.valid_from, row.valid_to, row.confidence, row.origin, row.session, row.memory_ref,
+             row.person, ensure(row.evidence), row.created_at, row.ended_by),
         )
         return int(cur.lastrowid or 0)
 
@@ -167,9 +168,9 @@ class GraphStore:
             (session, kind, last_turn, now))
 
     # -- notes -----------------------------------------------------------------------------
-    def diary_add(self, workspace: str, project: str, agent: str, at: str, text: str) -> int:
+    def diary_add(self, workspace: str, project: str, agent: str, at: str, text: Redacted) -> int:
         cur = self.db.execute("INSERT INTO notes_diary (workspace, project, agent, at, text) VALUES (?, ?, ?, ?, ?)",
-                              (workspace, project, agent, at, text))
+                              (workspace, project, ensure(agent), at, ensure(text)))
         return int(cur.lastrowid or 0)
 
     def diary(self, workspace: str, project: str, agent: str = "", since: str = "", limit: int = 20
@@ -185,11 +186,11 @@ class GraphStore:
                              " LIMIT ?", [*params, limit])
         return [dict(r) for r in rows]
 
-    def set_value(self, workspace: str, project: str, key: str, value: str, now: str) -> None:
+    def set_value(self, workspace: str, project: str, key: str, value: Redacted, now: str) -> None:
         self.db.execute(
             "INSERT INTO notes_values (workspace, project, key, value, updated_at) VALUES (?, ?, ?, ?, ?)"
             " ON CONFLICT (workspace, project, key) DO UPDATE SET value = excluded.value,"
-            " updated_at = excluded.updated_at", (workspace, project, key, value, now))
+            " updated_at = excluded.updated_at", (workspace, project, ensure(key), ensure(value), now))
 
     def value(self, workspace: str, project: str, key: str) -> dict[str, Any] | None:
         row = self.db.one("SELECT * FROM notes_values WHERE workspace = ? AND project = ? AND key = ?",

@@ -4,6 +4,9 @@ tells the tool-call fast path when its compiled trigger file is out of date."""
 
 from __future__ import annotations
 
+import sqlite3
+
+from kenning.store.sqlite import redaction
 from kenning.store.sqlite.db import MigrationSet
 
 MIGRATIONS = MigrationSet("hooks")
@@ -154,3 +157,18 @@ MIGRATIONS.add(
     );
     """,
 )
+
+
+def _m002_redact(conn: sqlite3.Connection) -> None:
+    # Before the one door the prompt hook kept a session's first prompt and the Stop hook its
+    # last reply as typed, and other sessions were shown them: redact what is there.
+    redaction.redact_table(conn, "hook_sessions", ("opening", "last_message"))
+    redaction.redact_table(conn, "work_goals", ("goal", "set_by"))
+    redaction.redact_table(conn, "work_items", ("text", "by"))
+    redaction.redact_table(conn, "work_progress", ("summary", "by"), json_columns=("decisions",))
+    redaction.redact_table(conn, "work_handoffs", ("text", "from_tool", "to_agent"))
+    redaction.redact_table(conn, "work_tasks", ("title", "goal"))
+    redaction.redact_table(conn, "memory_rules", ("text",))
+
+
+MIGRATIONS.add("m002_redact", _m002_redact)

@@ -10,7 +10,16 @@ from datetime import datetime
 from typing import NamedTuple
 
 from kenning.clock import from_iso, to_iso
+from kenning.redacted import Redacted, ensure, stored
 from kenning.store.sqlite.db import Database
+
+# Columns that hold words someone wrote: written only as Redacted (typed methods below), and
+# redacted at run time when they come through a generic update.
+_TEXT_COLUMNS = frozenset({"opening", "last_message", "title", "goal", "text"})
+
+
+def _guard(fields: dict[str, object]) -> dict[str, object]:
+    return {k: ensure(v) if k in _TEXT_COLUMNS and isinstance(v, str) else v for k, v in fields.items()}
 
 
 def _t(value: str | None) -> datetime | None:
@@ -30,8 +39,8 @@ class SessionRow(NamedTuple):
     holdout: bool
     task_id: int | None
     first_prompt_at: datetime | None
-    opening: str
-    last_message: str
+    opening: Redacted
+    last_message: Redacted
     recalled: bool
     changed_files: bool
     stop_asked: bool
@@ -44,8 +53,8 @@ class TaskRow(NamedTuple):
     project: str
     branch: str
     cwd: str
-    title: str
-    goal: str
+    title: Redacted
+    goal: Redacted
     status: str
     created_at: datetime
     started_at: datetime | None
@@ -56,7 +65,7 @@ class TaskRow(NamedTuple):
 class ItemRow(NamedTuple):
     id: int
     branch: str
-    text: str
+    text: Redacted
     created_at: datetime
     done_at: datetime | None
 
@@ -64,8 +73,8 @@ class ItemRow(NamedTuple):
 class ProgressRow(NamedTuple):
     id: int
     branch: str
-    summary: str
-    decisions: tuple[str, ...]
+    summary: Redacted
+    decisions: tuple[Redacted, ...]
     at: datetime
     by: str
 
@@ -76,7 +85,7 @@ class HandoffRow(NamedTuple):
     from_session: str
     from_tool: str
     to_agent: str
-    text: str
+    text: Redacted
     origin: str
     created_at: datetime
 
@@ -88,7 +97,7 @@ class RuleRow(NamedTuple):
     kind: str
     n: int
     memory_kind: str
-    text: str
+    text: Redacted
     enabled: bool
     created_at: datetime
 
@@ -98,8 +107,8 @@ def _session(row: sqlite3.Row) -> SessionRow:
         session=row["session"], tool=row["tool"], workspace=row["workspace"], project=row["project"],
         branch=row["branch"], cwd=row["cwd"], started_at=from_iso(row["started_at"]),
         last_seen=from_iso(row["last_seen"]), ended_at=_t(row["ended_at"]), holdout=bool(row["holdout"]),
-        task_id=row["task_id"], first_prompt_at=_t(row["first_prompt_at"]), opening=row["opening"],
-        last_message=row["last_message"], recalled=bool(row["recalled"]),
+        task_id=row["task_id"], first_prompt_at=_t(row["first_prompt_at"]), opening=stored(row["opening"]),
+        last_message=stored(row["last_message"]), recalled=bool(row["recalled"]),
         changed_files=bool(row["changed_files"]), stop_asked=bool(row["stop_asked"]), prompts=row["prompts"],
     )  # fmt: skip
 
@@ -107,14 +116,14 @@ def _session(row: sqlite3.Row) -> SessionRow:
 def _task(row: sqlite3.Row) -> TaskRow:
     return TaskRow(
         id=row["id"], workspace=row["workspace"], project=row["project"], branch=row["branch"], cwd=row["cwd"],
-        title=row["title"], goal=row["goal"], status=row["status"], created_at=from_iso(row["created_at"]),
+        title=stored(row["title"]), goal=stored(row["goal"]), status=row["status"], created_at=from_iso(row["created_at"]),
         started_at=_t(row["started_at"]), done_at=_t(row["done_at"]), session=row["session"],
     )  # fmt: skip
 
 
 def _rule(row: sqlite3.Row) -> RuleRow:
     return RuleRow(row["id"], row["workspace"], row["project"], row["kind"], row["n"], row["memory_kind"],
-                   row["text"], bool(row["enabled"]), from_iso(row["created_at"]))  # fmt: skip
+                   stored(row["text"]), bool(row["enabled"]), from_iso(row["created_at"]))  # fmt: skip
 
 
 class HookStore:
@@ -150,6 +159,7 @@ class HookStore:
     def update_session(self, key: str, **fields: object) -> None:
         if not fields:
             return
+        fields = _guard(fields)
         values = [to_iso(v) if isinstance(v, datetime) else (int(v) if isinstance(v, bool) else v)
                   for v in fields.values()]  # fmt: skip
         sets = ", ".join(f"{name} = ?" for name in fields)
@@ -198,25 +208,25 @@ class HookStore:
         )
 
     # -- goals, items, progress -----------------------------------------------------------
-    def goal(self, workspace: str, project: str, branch: str) -> str:
+    def goal(self, workspace: str, project: str, branch: str) -> Redacted:
         row = self.db.one(
             "SELECT goal FROM work_goals WHERE workspace = ? AND project = ? AND branch = ?",
             (workspace, project, branch),
         )
-        return str(row[0]) if row else ""
+        return stored(str(row[0]) if row else "")
 
-    def set_goal(self, workspace: str, project: str, branch: str, goal: str, by: str, at: datetime) -> None:
+    def set_goal(self, workspace: str, project: str, branch: str, goal: Redacted, by: str, at: datetime) -> None:
         self.db.execute(
             "INSERT INTO work_goals (workspace, project, branch, goal, set_by, set_at) VALUES (?, ?, ?, ?, ?, ?)"
             " ON CONFLICT (workspace, project, branch) DO UPDATE SET goal = excluded.goal,"
             " set_by = excluded.set_by, set_at = excluded.set_at",
-            (workspace, project, branch, goal, by, to_iso(at)),
+            (workspace, project, branch, ensure(goal), by, to_iso(at)),
         )
 
-    def add_item(self, workspace: str, project: str, branch: str, text: str, by: str, at: datetime) -> int:
+    def add_item(self, workspace: str, project: str, branch: str, text: Redacted, by: str, at: datetime) -> int:
         cur = self.db.execute(
             "INSERT INTO work_items (workspace, project, branch, text, created_at, by) VALUES (?, ?, ?, ?, ?, ?)",
-            (workspace, project, branch, text, to_iso(at), by),
+            (workspace, project, branch, ensure(text), to_iso(at), by),
         )
         return int(cur.lastrowid or 0)
 
@@ -229,7 +239,7 @@ class HookStore:
         if open_only:
             sql += " AND done_at IS NULL"
         rows = self.db.query(sql + " ORDER BY id", params)
-        return [ItemRow(r["id"], r["branch"], r["text"], from_iso(r["created_at"]), _t(r["done_at"])) for r in rows]
+        return [ItemRow(r["id"], r["branch"], stored(r["text"]), from_iso(r["created_at"]), _t(r["done_at"])) for r in rows]
 
     def close_item(self, workspace: str, project: str, item_id: int, at: datetime) -> bool:
         cur = self.db.execute(
@@ -238,12 +248,13 @@ class HookStore:
         )
         return cur.rowcount > 0
 
-    def add_progress(self, workspace: str, project: str, branch: str, summary: str, decisions: list[str],
+    def add_progress(self, workspace: str, project: str, branch: str, summary: Redacted, decisions: list[Redacted],
                      by: str, session: str, at: datetime) -> int:  # fmt: skip
         cur = self.db.execute(
             "INSERT INTO work_progress (workspace, project, branch, summary, decisions, at, by, session)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (workspace, project, branch, summary, json.dumps(decisions), to_iso(at), by, session),
+            (workspace, project, branch, ensure(summary), json.dumps([ensure(d) for d in decisions]), to_iso(at),
+             by, session),
         )
         return int(cur.lastrowid or 0)
 
@@ -253,7 +264,7 @@ class HookStore:
             " ORDER BY at DESC, id DESC LIMIT ?",
             (workspace, project, branch, limit),
         )
-        return [ProgressRow(r["id"], r["branch"], r["summary"], tuple(json.loads(r["decisions"])),
+        return [ProgressRow(r["id"], r["branch"], stored(r["summary"]), tuple(stored(d) for d in json.loads(r["decisions"])),
                             from_iso(r["at"]), r["by"]) for r in rows]  # fmt: skip
 
     def trim_progress(self, workspace: str, project: str, branch: str, keep: int) -> None:
@@ -269,7 +280,8 @@ class HookStore:
         cur = self.db.execute(
             "INSERT INTO work_handoffs (workspace, project, from_session, from_tool, to_agent, text, origin,"
             " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (workspace, h.project, h.from_session, h.from_tool, h.to_agent, h.text, h.origin, to_iso(h.created_at)),
+            (workspace, h.project, h.from_session, h.from_tool, h.to_agent, ensure(h.text), h.origin,
+             to_iso(h.created_at)),
         )  # fmt: skip
         return int(cur.lastrowid or 0)
 
@@ -278,16 +290,16 @@ class HookStore:
             "SELECT * FROM work_handoffs WHERE workspace = ? AND project = ? AND created_at >= ? ORDER BY id",
             (workspace, project, to_iso(since)),
         )
-        return [HandoffRow(r["id"], r["project"], r["from_session"], r["from_tool"], r["to_agent"], r["text"],
+        return [HandoffRow(r["id"], r["project"], r["from_session"], r["from_tool"], r["to_agent"], stored(r["text"]),
                            r["origin"], from_iso(r["created_at"])) for r in rows]  # fmt: skip
 
     # -- tasks ----------------------------------------------------------------------------
-    def add_task(self, workspace: str, project: str, branch: str, cwd: str, title: str, goal: str,
+    def add_task(self, workspace: str, project: str, branch: str, cwd: str, title: Redacted, goal: Redacted,
                  at: datetime) -> int:  # fmt: skip
         cur = self.db.execute(
             "INSERT INTO work_tasks (workspace, project, branch, cwd, title, goal, created_at)"
             " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (workspace, project, branch, cwd, title, goal, to_iso(at)),
+            (workspace, project, branch, cwd, ensure(title), ensure(goal), to_iso(at)),
         )
         return int(cur.lastrowid or 0)
 
@@ -305,6 +317,7 @@ class HookStore:
         return [_task(r) for r in self.db.query(sql + " ORDER BY id", params)]
 
     def update_task(self, task_id: int, **fields: object) -> None:
+        fields = _guard(fields)
         values = [to_iso(v) if isinstance(v, datetime) else v for v in fields.values()]
         sets = ", ".join(f"{name} = ?" for name in fields)
         self.db.execute(f"UPDATE work_tasks SET {sets} WHERE id = ?", [*values, task_id])
@@ -324,12 +337,12 @@ class HookStore:
         return None
 
     # -- rules ----------------------------------------------------------------------------
-    def add_rule(self, workspace: str, project: str, kind: str, n: int, memory_kind: str, text: str,
+    def add_rule(self, workspace: str, project: str, kind: str, n: int, memory_kind: str, text: Redacted,
                  at: datetime) -> int:  # fmt: skip
         cur = self.db.execute(
             "INSERT INTO memory_rules (workspace, project, kind, n, memory_kind, text, created_at, updated_at)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (workspace, project, kind, n, memory_kind, text, to_iso(at), to_iso(at)),
+            (workspace, project, kind, n, memory_kind, ensure(text), to_iso(at), to_iso(at)),
         )
         return int(cur.lastrowid or 0)
 
@@ -348,6 +361,7 @@ class HookStore:
         return _rule(row) if row else None
 
     def update_rule(self, rule_id: int, at: datetime, **fields: object) -> None:
+        fields = _guard(fields)
         values = [int(v) if isinstance(v, bool) else v for v in fields.values()]
         sets = ", ".join(f"{name} = ?" for name in fields)
         self.db.execute(f"UPDATE memory_rules SET {sets}, updated_at = ? WHERE id = ?", [*values, to_iso(at), rule_id])

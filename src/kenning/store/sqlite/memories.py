@@ -20,6 +20,7 @@ from kenning.model import (
     Status,
     Trigger,
 )
+from kenning.redacted import ensure, stored
 from kenning.store.protocol import Hit, MemoryFilter, ScopeRow, UseRow
 from kenning.store.sqlite import memory_search
 from kenning.store.sqlite.db import Database
@@ -70,15 +71,15 @@ def _row_to_memory(row: sqlite3.Row) -> Memory:
         ref=row["ref"],
         workspace=row["workspace"],
         scope=row["scope"],
-        text=row["text"],
+        text=stored(row["text"]),
         kind=Kind(row["kind"]),
-        reason=row["reason"],
-        rejected=row["rejected"],
+        reason=stored(row["reason"]),
+        rejected=stored(row["rejected"]),
         trigger=Trigger.from_text(row["trigger"]) if row["trigger"] else None,
         confidence=row["confidence"],
         status=Status(row["status"]),
         status_at=_opt_time(row["status_at"]),
-        status_note=row["status_note"],
+        status_note=stored(row["status_note"]),
         subject=row["subject"],
         origin=Origin(row["origin"]),
         origin_tool=row["origin_tool"],
@@ -100,6 +101,17 @@ def _row_to_memory(row: sqlite3.Row) -> Memory:
         confirmations=row["confirmations"],
         recalled=row["recalled"],
     )
+
+
+def _guarded(m: Memory) -> Memory:
+    """The run-time side of the door: a text field that came around the types (``evolve``
+    takes anything) is redacted here, and so are the short fields a writer names freely
+    (its session, its tool, a citation, tags; a redaction of such a string costs ~3 µs)."""
+    return m.evolve(
+        text=ensure(m.text), reason=ensure(m.reason), rejected=ensure(m.rejected), status_note=ensure(m.status_note),
+        subject=ensure(m.subject), origin_tool=ensure(m.origin_tool), session=ensure(m.session),
+        branch=ensure(m.branch), source_ref=ensure(m.source_ref), tags=tuple(ensure(t) for t in m.tags),
+    )  # fmt: skip
 
 
 def _memory_values(m: Memory) -> list[object]:
@@ -124,12 +136,28 @@ def _in(values: Sequence[object]) -> str:
 
 def _row_to_doc(row: sqlite3.Row) -> DecisionDoc:
     return DecisionDoc(
-        id=row["id"], workspace=row["workspace"], scope=row["scope"], title=row["title"],
-        decision=row["decision"], reason=row["reason"], rejected=row["rejected"],
+        id=row["id"], workspace=row["workspace"], scope=row["scope"], title=stored(row["title"]),
+        decision=stored(row["decision"]), reason=stored(row["reason"]), rejected=stored(row["rejected"]),
         confidence=row["confidence"], source_ref=row["source_ref"],
-        outcome=tuple(json.loads(row["outcome"])), memory_ref=row["memory_ref"], author=row["author"],
+        outcome=tuple(stored(line) for line in json.loads(row["outcome"])), memory_ref=row["memory_ref"], author=row["author"],
         created_at=from_iso(row["created_at"]), updated_at=from_iso(row["updated_at"]), area=row["area"],
     )  # fmt: skip
+
+
+def _guarded_payload(payload: dict[str, object]) -> dict[str, object]:
+    """A review's payload carries proposed text (sentences, reasons): every string in it is
+    redacted on the way in, whatever the caller did."""
+
+    def walk(value: object) -> object:
+        if isinstance(value, str):
+            return ensure(value)
+        if isinstance(value, list | tuple):
+            return [walk(v) for v in value]
+        if isinstance(value, dict):
+            return {k: walk(v) for k, v in value.items()}
+        return value
+
+    return {k: walk(v) for k, v in payload.items()}
 
 
 def _row_to_review(row: sqlite3.Row) -> ReviewItem:
@@ -180,6 +208,7 @@ class SqliteMemoryStore:
 
     # -- memories -----------------------------------------------------------------------
     def insert(self, memory: Memory) -> None:
+        memory = _guarded(memory)
         with self.db.transaction() as conn:
             cur = conn.execute(
                 f"INSERT INTO memories ({', '.join(_COLUMNS)}) VALUES ({_in(_COLUMNS)})",
@@ -193,6 +222,7 @@ class SqliteMemoryStore:
             memory_search.stats_add(conn, fields)
 
     def update(self, memory: Memory) -> None:
+        memory = _guarded(memory)
         with self.db.transaction() as conn:
             row = conn.execute(
                 "SELECT id, text, reason, tags, source_ref FROM memories WHERE ref = ?", (memory.ref,)
@@ -326,7 +356,7 @@ class SqliteMemoryStore:
     def add_event(self, event: MemoryEvent) -> None:
         self.db.execute(
             "INSERT INTO memory_events (ref, at, event, detail, other_ref) VALUES (?, ?, ?, ?, ?)",
-            (event.ref, to_iso(event.at), event.event, event.detail, event.other_ref),
+            (event.ref, to_iso(event.at), event.event, ensure(event.detail), event.other_ref),
         )
 
     def events(self, ref: str) -> list[MemoryEvent]:
@@ -338,7 +368,7 @@ class SqliteMemoryStore:
     def add_use(self, use: UseRow) -> None:
         self.db.execute(
             "INSERT INTO memory_uses (ref, session, tool, branch, at) VALUES (?, ?, ?, ?, ?)",
-            (use.ref, use.session, use.tool, use.branch, to_iso(use.at)),
+            (use.ref, ensure(use.session), ensure(use.tool), ensure(use.branch), to_iso(use.at)),
         )
 
     def _uses(self, rows: list[sqlite3.Row]) -> list[UseRow]:
@@ -355,8 +385,9 @@ class SqliteMemoryStore:
     # -- decision docs ------------------------------------------------------------------
     def save_decision_doc(self, doc: DecisionDoc) -> DecisionDoc:
         values = (
-            doc.workspace, doc.scope, doc.title, doc.decision, doc.reason, doc.rejected, doc.confidence,
-            doc.source_ref, json.dumps(list(doc.outcome)), doc.memory_ref, doc.author, doc.area,
+            doc.workspace, doc.scope, ensure(doc.title), ensure(doc.decision), ensure(doc.reason),
+            ensure(doc.rejected), doc.confidence, doc.source_ref,
+            json.dumps([ensure(line) for line in doc.outcome]), doc.memory_ref, doc.author, doc.area,
             to_iso(doc.created_at), to_iso(doc.updated_at),
         )  # fmt: skip
         if doc.id:
@@ -404,7 +435,7 @@ class SqliteMemoryStore:
         cur = self.db.execute(
             "INSERT INTO reviews (workspace, scope, kind, payload, refs, proposed_by, created_at, resolved_at,"
             " resolution, batch) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (item.workspace, item.scope, item.kind, json.dumps(item.payload), " ".join(item.refs),
+            (item.workspace, item.scope, item.kind, json.dumps(_guarded_payload(item.payload)), " ".join(item.refs),
              item.proposed_by, to_iso(item.created_at), to_iso(item.resolved_at) if item.resolved_at else None,
              item.resolution, item.batch),
         )  # fmt: skip
@@ -427,7 +458,7 @@ class SqliteMemoryStore:
     def update_review(self, item: ReviewItem) -> None:
         self.db.execute(
             "UPDATE reviews SET payload = ?, resolved_at = ?, resolution = ?, batch = ? WHERE id = ?",
-            (json.dumps(item.payload), to_iso(item.resolved_at) if item.resolved_at else None, item.resolution,
+            (json.dumps(_guarded_payload(item.payload)), to_iso(item.resolved_at) if item.resolved_at else None, item.resolution,
              item.batch, item.id),
         )  # fmt: skip
 

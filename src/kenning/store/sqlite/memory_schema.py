@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import sqlite3
 
-from kenning.store.sqlite import memory_search
+from kenning.store.sqlite import memory_search, redaction
 from kenning.store.sqlite.db import MigrationSet
+from kenning.text import index_text
 
 MIGRATIONS = MigrationSet("memory")
 
@@ -183,3 +184,47 @@ def _m002_term_stats(conn: sqlite3.Connection) -> None:
 
 
 MIGRATIONS.add("m002_term_stats", _m002_term_stats)
+
+
+def _m003_redact(conn: sqlite3.Connection) -> None:
+    # Everything a writer names freely, in every table of this set; a memory whose indexed
+    # fields changed is indexed again (its old terms leave the full-text index and the stats).
+    def reindex(rowid: int, old: dict[str, str], new: dict[str, str]) -> None:
+        if not {"text", "reason", "tags", "source_ref"} & {c for c in new if new[c] != old[c]}:
+            return
+        row = conn.execute("SELECT text, reason, tags, source_ref FROM memories WHERE id = ?", (rowid,)).fetchone()
+        before = conn.execute("SELECT text, reason, tags, citation FROM memory_terms WHERE id = ?", (rowid,)).fetchone()
+        fields = [index_text(str(v)) for v in row]
+        conn.execute("UPDATE memory_terms SET text = ?, reason = ?, tags = ?, citation = ? WHERE id = ?",
+                     [*fields, rowid])  # fmt: skip
+        if before is not None:
+            memory_search.stats_add(conn, [str(v) for v in before], -1)
+        memory_search.stats_add(conn, fields)
+
+    touched = redaction.redact_table(
+        conn, "memories",
+        ("text", "reason", "rejected", "trigger", "status_note", "subject", "origin_tool", "session", "branch",
+         "source_ref", "tags"),
+        changed=reindex,
+    )  # fmt: skip
+    redaction.redact_table(conn, "memory_events", ("detail",))
+    redaction.redact_table(conn, "memory_uses", ("session", "tool", "branch"))
+    redaction.redact_table(
+        conn, "decision_docs", ("title", "decision", "reason", "rejected", "source_ref", "author"),
+        json_columns=("outcome",), on_conflict=_retitle,
+    )  # fmt: skip
+    redaction.redact_table(conn, "reviews", ("proposed_by",), json_columns=("payload",))
+    # Small state kenning keeps (e.g. the pull request titles waiting on you) is JSON or text.
+    redaction.redact_table(conn, "meta", (), json_columns=("value",))
+    if touched:
+        redaction.optimize_fts(conn, "memories_fts")
+
+
+def _retitle(conn: sqlite3.Connection, rowid: int, values: dict[str, object]) -> None:
+    """Two docs whose titles redact alike: the later one keeps its own by its id."""
+    values = {**values, "title": f"{values['title']} (#{rowid})"}
+    sets = ", ".join(f'"{c}" = ?' for c in values)
+    conn.execute(f"UPDATE decision_docs SET {sets} WHERE rowid = ?", [*values.values(), rowid])
+
+
+MIGRATIONS.add("m003_redact", _m003_redact)
