@@ -119,19 +119,19 @@ async def test_no_secret_reaches_storage_another_session_or_any_output(tmp_path:
     world.hook("SessionEnd", S1_SESSION, reason="prompt_input_exit")
 
     # Everything the CLI prints about the session.
-    seen["sync"] = world.kenning("sync", "--quiet")
-    seen["search"] = world.kenning("search", "deploy", "Stripe", "key", "--json")
-    hits = json.loads(world.kenning("search", "deploy", "--json"))
+    seen["sync"] = world.kenning("sessions", "sync", "--quiet")
+    seen["search"] = world.kenning("sessions", "search", "deploy", "Stripe", "key", "--json")
+    hits = json.loads(world.kenning("sessions", "search", "deploy", "--json"))
     assert hits, "the session was captured"
     session, chunk = hits[0]["session"], str(hits[0]["chunk"])
-    seen["show"] = world.kenning("show", session, "--json")
-    seen["context"] = world.kenning("context", session, chunk, "--json")
-    seen["resume"] = world.kenning("resume")
-    seen["resume --json"] = world.kenning("resume", "--json")
-    seen["resume --transcript"] = world.kenning("resume", "--transcript", str(world.transcript_path), "--json")
-    seen["escalate"] = world.kenning("escalate", session, "--json")
-    seen["wake-up"] = world.kenning("wake-up")
-    seen["kg"] = world.kenning("kg", "query", "shop")
+    seen["show"] = world.kenning("sessions", "show", session, "--json")
+    seen["context"] = world.kenning("sessions", "context", session, chunk, "--json")
+    seen["resume"] = world.kenning("sessions", "resume")
+    seen["resume --json"] = world.kenning("sessions", "resume", "--json")
+    seen["resume --transcript"] = world.kenning("sessions", "resume", "--transcript", str(world.transcript_path), "--json")
+    seen["escalate"] = world.kenning("sessions", "escalate", session, "--json")
+    seen["wake-up"] = world.kenning("sessions", "wake-up")
+    seen["kg"] = world.kenning("graph", "query", "shop")
     # The secrets really were in what these read: the redaction, not a miss, kept them out.
     assert any(leaks(world.transcript_path.read_bytes(), s) for s in world.secrets)
     assert "[secret]" in seen["show"] and "[secret]" in seen["resume --transcript"]
