@@ -26,6 +26,10 @@ from kenning_agent import (
 )
 from model_server import ModelServer, Step
 
+from kenning.context.common import RECALL_LINE
+from kenning.hooks.handlers import RECALL_ASK, STOP_ASK
+from kenning.mcp.server import RECALL_LINE as MCP_RECALL_LINE
+
 pytestmark = pytest.mark.e2e
 
 PROMPT = ("The login test fails on CI but not locally. We decided to pin TZ in the tests rather than "
@@ -293,6 +297,10 @@ def test_a_holdout_session_gets_no_pointing(kclaude: Claude) -> None:
     assert model.unused_steps == 1
     [group] = store_rows(ws, "SELECT holdout FROM hook_sessions WHERE session LIKE ?", (f"%{run.session_id}",))
     assert group["holdout"] == 1, "the session's group was not recorded as holdout"
-    # (The MCP server's own standing instruction still names recall: that is not the hooks'.)
     everything = "\n".join(request_text(b) for b in model.main_requests)
     assert "TZ=UTC exported" not in everything
+    # No path points the session at recall, the MCP server's standing instruction included
+    # (it reached the model: its first line is there).
+    assert "kenning is this project's memory" in everything
+    for pointing in (RECALL_LINE, RECALL_ASK, STOP_ASK, MCP_RECALL_LINE.lstrip("- ")):
+        assert pointing not in everything, pointing

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 from hookrun_helper import claude, claude_payloads, run_hook, run_lines
@@ -69,17 +71,13 @@ def test_resume_gives_the_brief_again(repo: Path) -> None:
 
 
 def test_wake_up_bundle_follows_the_brief_when_set(repo: Path, kenning_home: Path) -> None:
-    from kenning.clock import FixedClock
-    from kenning.config import Settings
-    from kenning.core.service import Core
-
     kenning_home.mkdir(parents=True, exist_ok=True)
     (kenning_home / "identity.txt").write_text("I am the shop's backend maintainer.\n")
     plain = run_hook("claude-code", "SessionStart", claude(repo, "SessionStart", "wk-1")).context
-    core = Core.open(Settings(home=kenning_home), FixedClock())
-    try:
-        core.store.set_meta("hooks.start.claude-code", "wakeup")
-    finally:
-        core.close()
+    assert "backend maintainer" not in plain  # off by default
+    done = subprocess.run([sys.executable, "-m", "kenning.cli", "config", "set", "start.wakeup", "on"], cwd=repo,
+                          capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
     woken = run_hook("claude-code", "SessionStart", claude(repo, "SessionStart", "wk-2")).context
     assert woken.startswith("kenning · Project shop") and len(woken) > len(plain)
+    assert "backend maintainer" in woken

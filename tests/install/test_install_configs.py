@@ -93,7 +93,7 @@ def test_entries_land_beside_the_users_own(home: Path, state: Path) -> None:
     cursor: Any = read_json(home / ".cursor" / "mcp.json")
     assert set(cursor["mcpServers"]) == {"linear", "kenning"}
     opencode: Any = read_json(home / ".config" / "opencode" / "opencode.json")
-    assert opencode["mcp"]["kenning"] == {"type": "local", "command": [EXE, "mcp"], "enabled": True}
+    assert opencode["mcp"]["kenning"] == {"type": "local", "command": [EXE, "mcp", "--point-at-recall"], "enabled": True}
     assert opencode["$schema"] == "https://opencode.ai/config.json"
 
 
@@ -150,7 +150,7 @@ def test_a_hand_written_kenning_entry_is_never_overwritten(home: Path, state: Pa
     assert "--force" in refused.value.fix
     assert cursor.read_bytes() == before
     installer(home, state, 1).install(agent("cursor"), EXE, {}, force=True)
-    assert read_json(cursor)["mcpServers"] == {"kenning": {"command": EXE, "args": ["mcp"]}}
+    assert read_json(cursor)["mcpServers"] == {"kenning": {"command": EXE, "args": ["mcp", "--point-at-recall"]}}
 
 
 def test_an_entry_edited_after_install_is_left_on_uninstall(home: Path, state: Path) -> None:

@@ -13,8 +13,12 @@ from kenning.cli.context import CliContext, pass_ctx
 @click.option("--http", "http", is_flag=True, help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio.")
 @click.option("--port", default=8765, show_default=True, type=click.IntRange(1, 65535), help="HTTP port.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="HTTP address to bind (local only by default).")
+@click.option("--point-at-recall", is_flag=True,
+              help="Tell every session to call recall at the start of a task. For agent tools without "
+                   "kenning's hooks (kenning install adds it for Cursor and OpenCode); where the hooks run, "
+                   "they do the pointing and leave the holdout sessions alone.")  # fmt: skip
 @pass_ctx
-def mcp_cmd(ctx: CliContext, http: bool, port: int, host: str) -> None:
+def mcp_cmd(ctx: CliContext, http: bool, port: int, host: str, point_at_recall: bool) -> None:
     """Run kenning's MCP server (agent tools start this; see: kenning install).
 
     Over stdio the project defaults to $CLAUDE_PROJECT_DIR (or $GEMINI_PROJECT_DIR), else the
@@ -22,7 +26,8 @@ def mcp_cmd(ctx: CliContext, http: bool, port: int, host: str) -> None:
 
     \b
     Example:
-      kenning mcp
+      kenning mcp                      # what Claude Code, Codex and Gemini CLI run
+      kenning mcp --point-at-recall    # what Cursor and OpenCode run (no hooks there)
       kenning mcp --http --port 8765
     """
     from kenning.mcp.kit import env_default_cwd
@@ -30,4 +35,5 @@ def mcp_cmd(ctx: CliContext, http: bool, port: int, host: str) -> None:
 
     # An HTTP server is shared by many folders: only an explicit project env var sets its default.
     default = env_default_cwd(os.environ) or (None if http else os.getcwd())
-    run(build_server(ctx.settings, clock=ctx.clock, default_cwd=default), http=http, host=host, port=port)
+    run(build_server(ctx.settings, clock=ctx.clock, default_cwd=default, point_at_recall=point_at_recall),
+        http=http, host=host, port=port)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 
-from kenning.hooks import jsonfast
+from kenning import jsonfast
 
 TYPE_CHECKING = False  # typing costs milliseconds to import; mypy reads this name as True
 if TYPE_CHECKING:

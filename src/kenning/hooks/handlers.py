@@ -4,13 +4,12 @@ a turn back, and never raise on a strange folder."""
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kenning import sessionmarks
+from kenning import sessionmarks, userconfig
 from kenning.context import brief, notes
 from kenning.core import work
 from kenning.core.lifecycle import RESTING_AFTER
@@ -54,15 +53,15 @@ def _hooks(core: Core) -> HookStore:
 
 
 def wake_up(core: Core, place: Place, session: SessionRow) -> str:
-    """Hook point for tools set to start with the wake-up bundle (meta ``hooks.start.<tool>`` =
-    ``wakeup``): the bundle of :mod:`kenning.context.wakeup` follows the brief."""
-    if core.db is None or core.store.get_meta(f"hooks.start.{session.tool}") != "wakeup":
+    """The wake-up bundle of :mod:`kenning.context.wakeup`, for projects whose setting
+    ``start.wakeup`` is on (``kenning config set start.wakeup on``; off by default)."""
+    if core.db is None or core.settings is None:
         return ""
-    try:
-        module = importlib.import_module("kenning.context.wakeup")
-    except ModuleNotFoundError:
+    if not userconfig.is_on(str(core.settings.home), userconfig.WAKEUP_AT_START, place.project):
         return ""
-    return str(module.bundle(core, core.db, place) or "")
+    from kenning.context import wakeup
+
+    return wakeup.bundle(core, core.db, place)
 
 
 def on_start(core: Core, event: HookEvent, holdout: bool | None) -> Reply:

@@ -17,8 +17,8 @@ import os
 import sys
 import time
 
-from kenning import sessionmarks
-from kenning.hooks import events, fast, jsonfast, output, runlog
+from kenning import jsonfast, sessionmarks
+from kenning.hooks import events, fast, output, runlog
 
 TYPE_CHECKING = False  # typing and pathlib are left unimported on purpose (start-up time)
 if TYPE_CHECKING:

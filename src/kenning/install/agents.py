@@ -18,6 +18,8 @@ from typing import Any
 from kenning.errors import Invalid
 
 NAME = "kenning"
+# `kenning mcp` flag for tools kenning writes no hooks into (see kenning.mcp.server.INSTRUCTIONS).
+POINT = "--point-at-recall"
 Entry = Callable[[str, dict[str, str]], dict[str, Any]]
 
 
@@ -78,14 +80,16 @@ AGENTS: list[Agent] = [
         "json", ("mcpServers",), lambda exe, env: _with_env({"command": exe, "args": ["mcp"]}, env),
         hooks_file=".gemini/settings.json", hooks_ms=True,
     ),
+    # No kenning hooks in these two: the MCP server's own instruction points sessions at recall.
     Agent(
         "cursor", "Cursor", ("cursor",), ("cursor", "cursor-agent"), (".cursor",), ".cursor/mcp.json", "json",
-        ("mcpServers",), lambda exe, env: _with_env({"command": exe, "args": ["mcp"]}, env),
+        ("mcpServers",), lambda exe, env: _with_env({"command": exe, "args": ["mcp", POINT]}, env),
     ),
     Agent(
         "opencode", "OpenCode", ("opencode",), ("opencode",), (".config/opencode",),
         ".config/opencode/opencode.json", "json", ("mcp",),
-        lambda exe, env: _with_env({"type": "local", "command": [exe, "mcp"], "enabled": True}, env, "environment"),
+        lambda exe, env: _with_env({"type": "local", "command": [exe, "mcp", POINT], "enabled": True}, env,
+                                   "environment"),
     ),
 ]  # fmt: skip
 

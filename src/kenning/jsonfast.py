@@ -1,9 +1,10 @@
-"""JSON reading for the tool-call fast path without importing the ``json`` package.
+"""JSON for the hooks without importing the ``json`` package.
 
 ``import json`` pulls in ``re``, ``enum``, ``functools`` and ``collections``: about as much CPU
-as starting Python itself, on every tool call. The C scanner that ``json`` uses underneath
-(``_json.make_scanner``) needs none of them, so the fast path calls it directly; anywhere it is
-missing (another Python implementation) the ``json`` package is used instead.
+as starting Python itself, on every hook run. The C scanner and string encoder that ``json``
+uses underneath (``_json.make_scanner``, ``_json.encode_basestring``) need none of them, so the
+hooks call them directly; anywhere they are missing (another Python implementation) the
+``json`` package is used instead.
 """
 
 from __future__ import annotations
@@ -26,12 +27,15 @@ class _Context:
 
 
 _scan: Callable[[str, int], tuple[object, int]] | None
+_quote: Callable[[str], str] | None
 try:
+    from _json import encode_basestring as _encode_basestring
     from _json import make_scanner as _make_scanner
 
     _scan = _make_scanner(_Context())  # type: ignore[arg-type]  # duck-typed like json.JSONDecoder
+    _quote = _encode_basestring
 except ImportError:  # pragma: no cover - CPython always has _json
-    _scan = None
+    _scan = _quote = None
 
 _SPACE = " \t\n\r"
 
@@ -55,3 +59,33 @@ def loads(data: bytes | str) -> object:
         return json.loads(text, strict=False)
     except RecursionError:
         raise ValueError("JSON nested too deeply") from None
+
+
+def dumps(value: object) -> str:
+    """``json.dumps(value, ensure_ascii=False)`` for what hooks answer: dicts with string keys,
+    lists, strings, ints, bools and None (anything else is handed to the json package)."""
+    if _quote is None:
+        import json
+
+        return json.dumps(value, ensure_ascii=False)
+    return _dump(value, _quote)
+
+
+def _dump(value: object, quote: Callable[[str], str]) -> str:
+    if isinstance(value, str):
+        return quote(value)
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return str(int(value))
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return "{" + ", ".join(f"{quote(k)}: {_dump(v, quote)}" for k, v in value.items()) + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_dump(v, quote) for v in value) + "]"
+    import json
+
+    return json.dumps(value, ensure_ascii=False)
