@@ -24,7 +24,7 @@ from kenning_agent import (
     remember,
     store_rows,
 )
-from model_server import ModelServer, Step
+from model_server import ModelServer, Step, Until
 
 from kenning.context.common import RECALL_LINE
 from kenning.hooks.handlers import RECALL_ASK, STOP_ASK
@@ -273,13 +273,21 @@ def test_sync_captures_the_real_transcript_without_secrets_or_injected_text(kcla
 
 
 # 7 -------------------------------------------------------------------------------------------
+MCP_INSTRUCTION = "kenning is this project's memory"
+
+
 def test_a_holdout_session_gets_no_pointing(kclaude: Claude) -> None:
     ws = kclaude.ws
     remember(ws, "Run pytest with TZ=UTC exported, because CI has no TZ", "--kind", "lesson",
              "--when", "shell:pytest")
     test_file = str(ws.repo / "tests" / "test_login.py")
-    script = [Step.call("Bash", {"command": "python3 -m pytest -q tests 2>&1 | tail -1 || true",
-                                 "description": "Run tests"}),
+    # Claude Code connects MCP servers in the background ("pending" at init) and adds a
+    # server's instruction once it is connected: wait for it (at most 30 short turns), so the
+    # check below covers the standing instruction too.
+    script = [Until(lambda body: MCP_INSTRUCTION in request_text(body),
+                    then=Step.call("Bash", {"command": "python3 -m pytest -q tests 2>&1 | tail -1 || true",
+                                            "description": "Run tests"}),
+                    meanwhile=Step.call("Bash", {"command": "sleep 1", "description": "Wait"})),
               Step.call("Edit", {"file_path": test_file, "old_string": "tzinfo is None",
                                  "new_string": "tzinfo is None  # TZ pinned"}),
               Step.say("Fixed the test."),
@@ -290,8 +298,7 @@ def test_a_holdout_session_gets_no_pointing(kclaude: Claude) -> None:
     assert "recall" not in hook_output(start)
     [prompt] = run.hook_responses("UserPromptSubmit")
     assert "recall" not in hook_output(prompt)
-    [pre_bash, _pre_edit] = run.hook_responses("PreToolUse")
-    assert "TZ=UTC" not in hook_output(pre_bash)
+    assert all(hook_output(r) == "" for r in run.hook_responses("PreToolUse")), "a holdout session got a lesson"
     [stop] = run.hook_responses("Stop")
     assert hook_json(stop).get("decision") != "block"
     assert model.unused_steps == 1
@@ -301,6 +308,6 @@ def test_a_holdout_session_gets_no_pointing(kclaude: Claude) -> None:
     assert "TZ=UTC exported" not in everything
     # No path points the session at recall, the MCP server's standing instruction included
     # (it reached the model: its first line is there).
-    assert "kenning is this project's memory" in everything
+    assert MCP_INSTRUCTION in everything, "the MCP server never connected"
     for pointing in (RECALL_LINE, RECALL_ASK, STOP_ASK, MCP_RECALL_LINE.lstrip("- ")):
         assert pointing not in everything, pointing

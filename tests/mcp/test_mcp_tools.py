@@ -56,8 +56,9 @@ async def test_tools_are_listed_with_annotations_and_instructions(client: Client
         assert tool.annotations is not None and tool.annotations.title and tool.annotations.open_world_hint is False, name
         assert tool.annotations.read_only_hint is not None and tool.description, name
         assert tool.input_schema.get("additionalProperties") is False, name
-    assert "recall" in INSTRUCTIONS and "at most two memories" in INSTRUCTIONS
+    assert "at most two memories" in INSTRUCTIONS
     assert "at most two memories" in (client.instructions or "")
+    assert "recall" not in (client.instructions or "")  # the hooks point at recall (see test_mcp_instructions)
 
 
 async def test_remember_then_recall_get_and_list(client: Client, core: Core, project: Path) -> None:
