@@ -47,8 +47,10 @@ def config() -> None:
 
     \b
     Example:
-      kenning config set start.wakeup on     # this project's sessions start with the wake-up bundle
+      kenning config set start.wakeup on
       kenning config list
+
+    The first makes this project's sessions start with the wake-up bundle after the brief.
     """
 
 

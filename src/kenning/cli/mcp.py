@@ -26,9 +26,12 @@ def mcp_cmd(ctx: CliContext, http: bool, port: int, host: str, point_at_recall: 
 
     \b
     Example:
-      kenning mcp                      # what Claude Code, Codex and Gemini CLI run
-      kenning mcp --point-at-recall    # what Cursor and OpenCode run (no hooks there)
+      kenning mcp
+      kenning mcp --point-at-recall
       kenning mcp --http --port 8765
+
+    Claude Code, Codex and Gemini CLI run the first (kenning's hooks point sessions at
+    recall); Cursor and OpenCode, which have no hooks, the second.
     """
     from kenning.mcp.kit import env_default_cwd
     from kenning.mcp.server import build_server, run
