@@ -184,6 +184,39 @@ def terms(text: str, *, keep_stop_words: bool = False) -> list[str]:
     return out
 
 
+# Pieces of an identifier: ``ConfigEntry`` -> Config, Entry; ``HTTPServer`` -> HTTP, Server;
+# ``mDNS`` -> DNS (one-letter parts are dropped). A word with digits (k8s, i18n, v2) stays whole.
+_CAMEL_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[^\W\d_]+", re.UNICODE)
+
+
+def identifier_words(text: str) -> list[str]:
+    """Like :func:`words`, and a camelCase word also gives its parts (after the whole word).
+
+    ``SensorStateClass`` is found by "sensor state class" and by itself; snake_case and
+    dotted names already split on their punctuation.
+    """
+    out: list[str] = []
+    for raw in _WORD_RE.findall(unicodedata.normalize("NFKC", text)):
+        word = raw.casefold()
+        out.append(word)
+        if word.isalpha() and word != raw and not raw.isupper():
+            parts = _CAMEL_RE.findall(raw)
+            if len(parts) > 1:
+                out.extend(p.casefold() for p in parts if len(p) > 1)
+    return out
+
+
+def memory_terms(text: str) -> list[str]:
+    """Stemmed terms of a memory's field or of a recall query: :func:`terms` with camelCase
+    identifiers split into their parts too (capture keeps :func:`terms`)."""
+    return [stem(w) for w in identifier_words(text) if w not in STOP_WORDS and len(w) <= 64]
+
+
+def memory_index_text(text: str) -> str:
+    """The indexed form of a memory field: :func:`memory_terms` joined by spaces."""
+    return " ".join(memory_terms(text))
+
+
 def term_set(text: str) -> frozenset[str]:
     return frozenset(terms(text))
 

@@ -130,7 +130,7 @@ def recall_cmd(ctx: CliContext, query: str, as_of: str | None, also: tuple[str, 
         emit_json({
             "query": query,
             "as_of": to_iso(result.as_of) if result.as_of else None,
-            "results": [{**memory_dict(h.memory, core.now()), "score": h.score, "coverage": h.coverage,
+            "results": [{**memory_dict(h.memory, core.now()), "score": h.score, "coverage": h.coverage, "evidence": h.evidence,
                          "weak": h.weak, "until": to_iso(h.until) if h.until else None} for h in result.hits],
         })  # fmt: skip
         return

@@ -3,17 +3,20 @@ these methods and the frozen values of :mod:`kenning.model`.
 
 A PostgreSQL backend implements the same protocol and runs the same contract tests
 (``tests/store/test_store_contract.py``). ``search`` must return Okapi BM25 (k1=1.2,
-b=0.75) over the stemmed fields with weights text 4, reason 1, tags 2, citation 1, as a
-positive number, so both backends rank the same data the same way. The document length is
-the number of stemmed terms in the four fields; idf is ``ln((N - n + 0.5) / (n + 0.5))``
-(at least 1e-6), N the memories indexed and n those holding the term, as in SQLite's FTS5.
+b=0.75) over the four stemmed columns (text, reason, tags, citation; equal weights), as a
+positive number, and its exact top ``limit``: it chooses recall's candidates. The document
+length is the number of stemmed terms in the four columns; idf is ``ln((N - n + 0.5) / (n +
+0.5))`` (at least 1e-6), N the memories indexed and n those holding the term, as in SQLite's
+FTS5. Each hit also carries the weighted frequency of every term it holds and its length,
+from which recall computes its own score in Python (kenning.core.ranking), so every backend
+that returns the same candidates ranks them identically.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
@@ -40,6 +43,19 @@ class Hit:
     memory: Memory
     bm25: float
     terms: frozenset[str]
+    # Every stemmed term of the memory's indexed columns, with its weighted frequency.
+    freqs: Mapping[str, float] = field(default_factory=dict)
+    length: int = 0
+
+
+@dataclass(frozen=True)
+class IndexStats:
+    """What BM25 needs of the whole index: memories indexed, their mean length in terms, and
+    how many hold each term asked about."""
+
+    docs: int
+    avgdl: float
+    df: Mapping[str, int]
 
 
 @dataclass(frozen=True)
@@ -86,6 +102,8 @@ class MemoryStore(Protocol):
         self, flt: MemoryFilter, terms: Sequence[str], *, limit: int, report: Sequence[str] = ()
     ) -> list[Hit]: ...
     def doc_freq(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]: ...
+    def index_stats(self, terms: Sequence[str]) -> IndexStats: ...
+    def terms_with_prefix(self, prefix: str, limit: int) -> list[str]: ...
     def mark_recalled(self, refs: Sequence[str]) -> None: ...
 
     # history and use

@@ -21,10 +21,9 @@ from kenning.model import (
     Trigger,
 )
 from kenning.redacted import ensure, stored
-from kenning.store.protocol import Hit, MemoryFilter, ScopeRow, UseRow
+from kenning.store.protocol import Hit, IndexStats, MemoryFilter, ScopeRow, UseRow
 from kenning.store.sqlite import memory_search
 from kenning.store.sqlite.db import Database
-from kenning.text import index_text
 
 _COLUMNS = [
     "ref",
@@ -127,7 +126,9 @@ def _memory_values(m: Memory) -> list[object]:
 
 
 def _term_values(m: Memory) -> list[str]:
-    return [index_text(m.text), index_text(m.reason), index_text(" ".join(m.tags)), index_text(m.source_ref)]
+    return memory_search.index_fields(
+        m.text, m.reason, m.rejected, m.tags, m.subject, m.trigger.pattern if m.trigger else "", m.source_ref
+    )
 
 
 def _in(values: Sequence[object]) -> str:
@@ -225,7 +226,8 @@ class SqliteMemoryStore:
         memory = _guarded(memory)
         with self.db.transaction() as conn:
             row = conn.execute(
-                "SELECT id, text, reason, tags, source_ref FROM memories WHERE ref = ?", (memory.ref,)
+                "SELECT id, text, reason, rejected, tags, subject, trigger, source_ref FROM memories WHERE ref = ?",
+                (memory.ref,),
             ).fetchone()
             if row is None:
                 raise KeyError(memory.ref)
@@ -233,8 +235,9 @@ class SqliteMemoryStore:
             conn.execute(
                 f"UPDATE memories SET {sets} WHERE ref = ?", [*_memory_values(memory)[1:], memory.ref]
             )
-            if (row["text"], row["reason"], row["tags"], row["source_ref"]) != (
-                memory.text, memory.reason, " ".join(memory.tags), memory.source_ref,
+            if (row["text"], row["reason"], row["rejected"], row["tags"], row["subject"], row["trigger"],
+                row["source_ref"]) != (memory.text, memory.reason, memory.rejected, " ".join(memory.tags),
+                memory.subject, memory.trigger.to_text() if memory.trigger else None, memory.source_ref,
             ):  # fmt: skip
                 old = conn.execute(
                     "SELECT text, reason, tags, citation FROM memory_terms WHERE id = ?", (row["id"],)
@@ -337,9 +340,23 @@ class SqliteMemoryStore:
         hits = []
         asked = {*unique, *report}
         for r in rows:
-            held = set(f"{r['t_text']} {r['t_reason']} {r['t_tags']} {r['t_citation']}".split())
-            hits.append(Hit(_row_to_memory(r), score[r["id"]], frozenset(held & asked)))
+            freqs, length = memory_search.weighted_terms([r["t_text"], r["t_reason"], r["t_tags"], r["t_citation"]])
+            hits.append(Hit(_row_to_memory(r), score[r["id"]], frozenset(freqs.keys() & asked), freqs, length))
         return hits
+
+    def index_stats(self, terms: Sequence[str]) -> IndexStats:
+        stats = memory_search.term_stats(self.db, sorted(set(terms)))
+        return IndexStats(stats.docs, stats.avgdl, stats.df)
+
+    def terms_with_prefix(self, prefix: str, limit: int) -> list[str]:
+        """Indexed terms that start with ``prefix`` (a range over the term table's key)."""
+        if not prefix:
+            return []
+        rows = self.db.query(
+            "SELECT term FROM memory_term_stats WHERE term >= ? AND term < ? ORDER BY term LIMIT ?",
+            [prefix, prefix + "\U0010ffff", limit],
+        )
+        return [str(r[0]) for r in rows]
 
     def doc_freq(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
         unique = sorted(set(terms))

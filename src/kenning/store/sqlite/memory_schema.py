@@ -228,3 +228,12 @@ def _retitle(conn: sqlite3.Connection, rowid: int, values: dict[str, object]) ->
 
 
 MIGRATIONS.add("m003_redact", _m003_redact)
+
+
+def _m004_reindex(conn: sqlite3.Connection) -> None:
+    # camelCase identifiers split into their parts, the slot key and trigger indexed with the
+    # tags and what a decision turned down with its reason, equal column weights.
+    memory_search.reindex(conn)
+
+
+MIGRATIONS.add("m004_identifier_terms", _m004_reindex)

@@ -29,11 +29,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from kenning.store.sqlite.db import Database
+from kenning.text import memory_index_text
 
 K1 = 1.2
 B = 0.75
-# Column weights: the sentence counts most (text, reason, tags, citation).
-WEIGHTS = (4.0, 1.0, 2.0, 1.0)
+# Column weights (text, reason, tags, citation). Equal: on the recall-eval set a heavier
+# sentence column lost to equal weights in every project (bench/recall_eval.py).
+WEIGHTS = (1.0, 1.0, 1.0, 1.0)
 # Past this many candidate rows, ranking every match at once costs less than the rounds.
 MAX_CANDIDATES = 6000
 # Below this many postings of the query's terms, every match is ranked at once.
@@ -46,6 +48,20 @@ START = 0.8
 STEP = 0.75
 # ub(t) is scaled up by this much so floating-point rounding cannot make a bound fall short.
 SLACK = 1.0 + 1e-9
+
+
+def index_fields(
+    text: str, reason: str, rejected: str, tags: Sequence[str], subject: str, trigger: str, source_ref: str
+) -> list[str]:
+    """The four indexed columns of a memory: its sentence; its reason with what it turned
+    down; its tags with its slot key and trigger pattern (the writer's own topic words:
+    ``entity.unique_id``, ``pytest .*tests``); its citation."""
+    return [
+        memory_index_text(text),
+        memory_index_text(f"{reason} {rejected}"),
+        memory_index_text(" ".join([*tags, subject.replace(".", " "), trigger])),
+        memory_index_text(source_ref),
+    ]
 
 
 def weighted_terms(fields: Sequence[str]) -> tuple[dict[str, float], int]:
@@ -82,6 +98,24 @@ def stats_add(conn: sqlite3.Connection, fields: Sequence[str], sign: int = 1) ->
         conn.executemany("UPDATE memory_term_stats SET docs = docs - 1 WHERE term = ?", [(t,) for t in freq])
         conn.execute("DELETE FROM memory_term_stats WHERE docs <= 0")
     conn.executemany(_ADD_TOTAL, [("docs", sign), ("tokens", sign * length)])
+
+
+def reindex(conn: sqlite3.Connection) -> None:
+    """Index every memory again with :func:`index_fields` and rebuild the statistics (m003)."""
+    rows = conn.execute(
+        "SELECT id, text, reason, rejected, tags, subject, trigger, source_ref FROM memories"
+    ).fetchall()
+    updates = []
+    for row in rows:
+        trigger = str(row[6] or "").partition(":")[2]
+        tags = [t for t in str(row[4]).split(" ") if t]
+        updates.append([*index_fields(row[1], row[2], row[3], tags, row[5], trigger, row[7]), row[0]])
+    conn.executemany(
+        "UPDATE memory_terms SET text = ?, reason = ?, tags = ?, citation = ? WHERE id = ?", updates
+    )
+    conn.execute("DELETE FROM memory_term_stats")
+    conn.execute("DELETE FROM memory_index_totals")
+    backfill(conn)
 
 
 def backfill(conn: sqlite3.Connection) -> None:
