@@ -189,20 +189,29 @@ def terms(text: str, *, keep_stop_words: bool = False) -> list[str]:
 _CAMEL_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[^\W\d_]+", re.UNICODE)
 
 
-def identifier_words(text: str) -> list[str]:
-    """Like :func:`words`, and a camelCase word also gives its parts (after the whole word).
+# A joined name as written: snake_case, dotted or hyphenated (hass.data, es.use-ilm).
+_JOINED_RE = re.compile(r"\w+(?:[.\-]\w+)*", re.UNICODE)
 
-    ``SensorStateClass`` is found by "sensor state class" and by itself; snake_case and
-    dotted names already split on their punctuation.
+
+def identifier_words(text: str) -> list[str]:
+    """Like :func:`words`, and names give their parts and their whole: a camelCase word its
+    parts (``SensorStateClass`` -> sensor, state, class), a joined name the word its parts
+    make (``PARALLEL_UPDATES`` -> parallel, updates, parallelupdates), so "sensor state class"
+    finds the identifier and the identifier finds itself. (FTS5 splits on "_", so the whole
+    is kept as one word without it.)
     """
     out: list[str] = []
-    for raw in _WORD_RE.findall(unicodedata.normalize("NFKC", text)):
-        word = raw.casefold()
-        out.append(word)
-        if word.isalpha() and word != raw and not raw.isupper():
-            parts = _CAMEL_RE.findall(raw)
-            if len(parts) > 1:
-                out.extend(p.casefold() for p in parts if len(p) > 1)
+    for chunk in _JOINED_RE.findall(unicodedata.normalize("NFKC", text)):
+        pieces = _WORD_RE.findall(chunk)
+        for raw in pieces:
+            word = raw.casefold()
+            out.append(word)
+            if word.isalpha() and word != raw and not raw.isupper():
+                parts = _CAMEL_RE.findall(raw)
+                if len(parts) > 1:
+                    out.extend(p.casefold() for p in parts if len(p) > 1)
+        if len(pieces) > 1 and sum(p.isalpha() for p in pieces) > 1:
+            out.append("".join(pieces).casefold())
     return out
 
 

@@ -34,9 +34,9 @@ MAX_COUNT = 25
 MAX_ALSO = 3
 # The evidence recall needs to answer, in units of specificity (a word held by one memory
 # in a hundred is about 0.8; see ranking.specificity), and what each unknown name adds.
-EVIDENCE_BAR = 0.5
+EVIDENCE_BAR = 0.25
 NAME_PENALTY = 1.0
-WORD_PENALTY = 0.0
+WORD_PENALTY = 0.1
 RECENCY_LIFT = 0.15
 RECENCY_HALF_LIFE_DAYS = 30.0
 NEAR_TIE = 0.05
@@ -162,14 +162,17 @@ def look_up(
         df.update(store.index_stats(sorted(extra)).df)
         extra = {t: w for t, w in extra.items() if df.get(t, 0)}
     weights = {**{t: 1.0 for t in own if df.get(t, 0)}, **extra}
-    unknown = [c for c in query.topic if c.written not in explained and not any(df.get(t, 0) for t in c.terms)]
-    names = sum(1 for c in unknown if c.name)
+    # Concepts no memory holds: a name raises the bar unless a prefix or an acronym stood
+    # in for it; any other word raises it a little either way.
+    unseen = [c for c in query.topic if not any(df.get(t, 0) for t in c.terms)]
+    names = sum(1 for c in unseen if c.name and c.written not in explained)
+    words = sum(1 for c in unseen if not c.name)
     if not weights:
-        return Phrasing({}, 0.0, names, len(unknown) - names)
+        return Phrasing({}, 0.0, names, words)
     stats = ranking.Stats(index.docs, index.avgdl, df)
     hits = _eligible(store.search(flt, sorted(weights), limit=window), now, as_of)
     if not hits:
-        return Phrasing({}, 0.0, names, len(unknown) - names)
+        return Phrasing({}, 0.0, names, words)
     first = [(h, ranking.bm25(weights, h, stats)) for h in hits]
     top_terms = {t for h, _ in sorted(first, key=lambda s: (-s[1], s[0].memory.ref))[: ranking.FEEDBACK_DOCS]
                  for t in h.freqs}  # fmt: skip
@@ -189,7 +192,7 @@ def look_up(
         held = sum(1 for c in query.topic if _held(c, hit))
         out[ref] = _Scored(hit, score, held / len(query.topic), ranking.evidence(weights, hit, stats))
     best = max(ranking.evidence(weights, h, stats) for h in hits)
-    return Phrasing(out, best, names, len(unknown) - names)
+    return Phrasing(out, best, names, words)
 
 
 def _eligible(hits: list[Hit], now: datetime, as_of: datetime | None) -> list[Hit]:
