@@ -253,28 +253,27 @@ PRUNE_VOCAB = ["cache", "invoice", "ledger", "deploy", "schema", "retry", "webho
                        max_size=20),
     query=st.lists(st.sampled_from(PRUNE_VOCAB), min_size=2, max_size=6, unique=True),
 )  # fmt: skip
-def test_recall_asking_the_index_for_rare_terms_only_loses_no_result(
+def test_recall_ranks_by_content_alone_and_feedback_brings_in_no_memory(
     sentences: list[list[str]], query: list[str]
 ) -> None:
-    """Recall asks the index only for the terms a memory needs one of to clear the coverage
-    bar. The memories it returns, and their coverage, are those of asking for every term."""
-    from kenning.core import recall as recall_mod
+    """The same memories written in the opposite order rank identically (scores, ties broken
+    by ref), so any store that returns the same candidates ranks the same way; and every
+    result holds a word of the query (feedback reorders candidates, it adds none)."""
 
-    with fresh_core() as (core, clock, place):
-        for n, words in enumerate(sentences):
-            core.store.insert(Memory(
-                ref=f"m:{n:08x}", workspace=place.workspace, scope=place.project, text=" ".join(words),
-                kind=Kind.FACT, confidence=0.7, origin=Origin.PERSON, created_at=clock.now(), confirmed_at=clock.now(),
-            ))  # fmt: skip
-        text = " ".join(query)
-        pruned = {h.memory.ref: (h.coverage, h.weak) for h in core.recall(place, text, count=25).hits}
-        real = recall_mod._needed_terms
-        recall_mod._needed_terms = lambda terms, weights, df: terms  # type: ignore[assignment]
-        try:
-            everything = {h.memory.ref: (h.coverage, h.weak) for h in core.recall(place, text, count=25).hits}
-        finally:
-            recall_mod._needed_terms = real  # type: ignore[assignment]
-        assert pruned == everything
+    def ranked(order: list[int]) -> list[tuple[str, float, bool]]:
+        with fresh_core() as (core, clock, place):
+            for n in order:
+                core.store.insert(Memory(
+                    ref=f"m:{n:08x}", workspace=place.workspace, scope=place.project, text=" ".join(sentences[n]),
+                    kind=Kind.FACT, confidence=0.7, origin=Origin.PERSON, created_at=clock.now(), confirmed_at=clock.now(),
+                ))  # fmt: skip
+            hits = core.recall(place, " ".join(query), count=25).hits
+            for h in hits:
+                assert set(h.memory.text.split()) & set(query), h.memory.text
+            return [(h.memory.ref, h.score, h.weak) for h in hits]
+
+    forward = ranked(list(range(len(sentences))))
+    assert forward == ranked(list(reversed(range(len(sentences)))))
 
 
 # -- a state machine of random writes and curation ---------------------------------------------

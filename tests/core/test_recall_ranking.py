@@ -1,4 +1,4 @@
-"""recall: BM25 with stemming, coverage, confidence, recency, why-first, as_of, also."""
+"""recall: BM25 with stemming, evidence and abstention, confidence, recency, why-first, as_of, also."""
 
 from __future__ import annotations
 
@@ -45,16 +45,54 @@ def test_every_result_line_carries_its_ref(core: Core, place: Place, filled: dic
 
 def test_a_query_nothing_covers_returns_nothing(core: Core, place: Place, filled: dict[str, str]) -> None:
     assert core.recall(place, "kubernetes helm chart rollout").hits == []
-    # One shared common word is not enough coverage for a long query.
-    assert core.recall(place, "configure the kubernetes helm chart quota rollout strategy").hits == []
+    # One ordinary shared word does not answer for a name the store has never seen.
+    assert core.recall(place, "configure the Kubernetes ingress for staging").hits == []
+    # The same word answers when it is what the query is about.
+    hits = core.recall(place, "configure the upload quota").hits
+    assert hits and hits[0].memory.ref == filled["refusal"]
 
 
-def test_results_just_above_the_bar_are_marked_weak(core: Core, place: Place, filled: dict[str, str]) -> None:
-    hits = core.recall(place, "webhook deliveries payment signature").hits
-    assert [h.memory.ref for h in hits] == [filled["retry"]]
-    assert hits[0].weak
-    strong = core.recall(place, "webhook deliveries retried").hits
-    assert not strong[0].weak
+def test_words_the_store_never_saw_do_not_veto_a_memory(core: Core, place: Place, filled: dict[str, str]) -> None:
+    """"choose", "database" and "rollback" are in no memory: the words that are still decide."""
+    hits = core.recall(place, "which database engine do the integration tests choose").hits
+    assert hits and hits[0].memory.ref in (filled["decision"], filled["fact_pg"])
+    assert not hits[0].weak
+
+
+def test_hits_under_the_bar_come_only_beside_one_above_it_and_are_marked_weak(
+    core: Core, place: Place, filled: dict[str, str]
+) -> None:
+    # Six words no memory holds raise the bar above a one-word match ("upload"), not above
+    # the memory holding two of the query's words.
+    query = "webhook deliveries upload payment signature verification replay nonce timestamp"
+    hits = core.recall(place, query).hits
+    assert [h.memory.ref for h in hits] == [filled["retry"], filled["refusal"]]
+    assert [h.weak for h in hits] == [False, True]
+    assert core.recall(place, "upload payment signature verification replay nonce timestamp").hits == []
+
+
+def test_a_fresh_store_answers_why_and_related_words_but_not_other_topics(core: Core, place: Place) -> None:
+    """The examples of issue 12, on a store holding one decision."""
+    ref = add(core, place, "We chose SQLite for the local store", kind=Kind.DECISION,
+              reason="it needs no server and ships with Python")  # fmt: skip
+    assert [h.memory.ref for h in core.recall(place, "why did we choose sqlite").hits] == [ref]
+    assert [h.memory.ref for h in core.recall(place, "local store database").hits] == [ref]
+    assert core.recall(place, "kubernetes helm chart rollback").hits == []
+
+
+def test_identifiers_are_found_by_their_parts_and_whole(core: Core, place: Place) -> None:
+    entry = add(core, place, "Keep the API client in ConfigEntry.runtime_data, not in hass.data")
+    limit = add(core, place, "Sensor platforms set PARALLEL_UPDATES to 0 when the coordinator polls")
+    assert core.recall(place, "config entry runtime data").hits[0].memory.ref == entry
+    assert core.recall(place, "PARALLEL_UPDATES").hits[0].memory.ref == limit
+    assert core.recall(place, "parallel updates for a sensor").hits[0].memory.ref == limit
+
+
+def test_an_unseen_word_is_looked_up_by_prefix_and_as_an_acronym(core: Core, place: Place) -> None:
+    lint = add(core, place, "Run the linter over every changed file before opening a PR")
+    conf = add(core, place, "Configuration keys are validated when the service starts")
+    assert core.recall(place, "what to do before my pull request").hits[0].memory.ref == lint
+    assert core.recall(place, "config validation").hits[0].memory.ref == conf
 
 
 def test_decisions_come_first_for_a_why_question(core: Core, place: Place, filled: dict[str, str]) -> None:

@@ -17,7 +17,7 @@ from kenning.model import Kind, Memory, Origin, Status
 from kenning.store.protocol import MemoryFilter
 from kenning.store.sqlite.memories import SqliteMemoryStore
 from kenning.store.sqlite.schema import open_database
-from kenning.text import terms
+from kenning.text import memory_terms, terms
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 # Few words, so that memories share terms, hold them several times and tie.
@@ -48,11 +48,9 @@ def make(i: int, parts: tuple[str, str, list[str], str, str, Status]) -> Memory:
 
 
 def brute_force(memories: list[Memory], query: list[str], limit: int) -> list[tuple[str, float]]:
-    """BM25 (k1 1.2, b 0.75, weights text 4, reason 1, tags 2, citation 1) of every memory in
-    scope 'proj' and active, best first, ties in insertion order."""
-    fields = [
-        [terms(m.text), terms(m.reason), terms(" ".join(m.tags)), terms(m.source_ref)] for m in memories
-    ]
+    """BM25 (k1 1.2, b 0.75, the four columns weighted equally) of every memory in scope
+    'proj' and active, best first, ties in insertion order."""
+    fields = [columns(m) for m in memories]
     n = len(memories)
     avgdl = sum(len(f) for fs in fields for f in fs) / n
     df = {t: sum(1 for fs in fields if any(t in f for f in fs)) for t in query}
@@ -63,7 +61,7 @@ def brute_force(memories: list[Memory], query: list[str], limit: int) -> list[tu
         length = sum(len(f) for f in fs)
         score, held = 0.0, False
         for t in query:
-            freq = sum(w * f.count(t) for w, f in zip((4.0, 1.0, 2.0, 1.0), fs, strict=True))
+            freq = sum(w * f.count(t) for w, f in zip((1.0, 1.0, 1.0, 1.0), fs, strict=True))
             if freq:
                 held = True
                 idf = max(1e-6, math.log((n - df[t] + 0.5) / (df[t] + 0.5)))
@@ -118,8 +116,16 @@ def test_pruned_search_returns_exactly_the_bm25_top_k(
             db.close()
 
 
+def columns(m: Memory) -> list[list[str]]:
+    """The indexed columns: the sentence; reason and what was rejected; tags, slot key and
+    trigger; citation (identifiers split and joined as kenning.text.memory_terms does)."""
+    trigger = m.trigger.pattern if m.trigger else ""
+    return [memory_terms(m.text), memory_terms(f"{m.reason} {m.rejected}"),
+            memory_terms(" ".join([*m.tags, m.subject.replace(".", " "), trigger])), memory_terms(m.source_ref)]  # fmt: skip
+
+
 def held(m: Memory) -> set[str]:
-    return set(terms(m.text) + terms(m.reason) + terms(" ".join(m.tags)) + terms(m.source_ref))
+    return {t for column in columns(m) for t in column}
 
 
 @examples
