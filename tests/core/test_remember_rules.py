@@ -62,6 +62,40 @@ def test_a_person_is_held_only_to_the_transient_and_reason_rules(core: Core, pla
         core.remember(place, RememberRequest(text="I'm currently fixing the cache", origin=Origin.PERSON))
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Do not put [WIP] in PR titles; open a draft pull request instead.",
+        "Move the issue to In progress when you start working on it.",
+        "PR titles never start with WIP; use the draft state for unfinished work.",
+        "Mark a pull request that is still in progress as a draft rather than adding 'In progress' to its title.",
+        'Pull requests marked "work in progress" are not reviewed.',
+    ],
+)
+def test_rules_that_mention_a_status_word_are_durable(core: Core, place: Place, text: str) -> None:
+    """Issue 12: preferences about PR titles were refused as transient for naming "[WIP]" or
+    "In progress". A status word quoted, bracketed, written as a label or in a rule about
+    such work is a mention; only a sentence giving its own work that status is transient."""
+    assert core.remember(place, agent(text, kind=Kind.PREFERENCE, subject="pr.titles")).outcome == "stored"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The auth refactor is in progress.",
+        "WIP: moving the billing code to the new service",
+        "Work in progress on the login form",
+        "Still in progress: the migration script",
+        "The migration is still a work in progress",
+    ],
+)
+def test_a_sentence_that_gives_its_own_work_a_status_is_transient(core: Core, place: Place, text: str) -> None:
+    with pytest.raises(Refused) as err:
+        core.remember(place, agent(text))
+    assert "transient" in str(err.value)
+    assert count(core, place) == 0
+
+
 def test_three_numbers_are_refused_for_agents_but_two_are_fine(core: Core, place: Place) -> None:
     assert core.remember(place, agent("Node 24 and Python 3.12 are the supported runtimes")).outcome == "stored"
 

@@ -184,10 +184,10 @@ def handoff(core: Core, place: Place, text: str, *, from_session: str = "", from
             to: str = "", origin: str = "agent") -> int:  # fmt: skip
     """A note for the other agents in the project (or for one tool/session with ``to``),
     shown to each once. Notes that only narrate work in progress are refused."""
-    from kenning.core.write_rules import TRANSIENT_RE
+    from kenning.core.write_rules import is_transient
 
     cleaned = _clean(text, "note")
-    if TRANSIENT_RE.search(cleaned):
+    if is_transient(cleaned):
         raise Refused(
             "this note only narrates work in progress",
             fix="say what the other agent should know or do (a warning, a request, where you left a thing)",

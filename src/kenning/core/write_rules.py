@@ -13,13 +13,44 @@ from kenning.errors import Invalid, Refused
 from kenning.model import Kind, Trigger, TriggerTool
 from kenning.text import words
 
-TRANSIENT_RE = re.compile(
-    r"\b(currently|right now|at the moment|as we speak|in progress|work in progress|wip"
+# Narration of the moment: stale by the next session whatever the sentence is about.
+NARRATION_RE = re.compile(
+    r"\b(currently|right now|at the moment|as we speak"
     r"|i'?m (now )?(editing|working on|looking at|fixing|running|debugging|checking)"
     r"|i am (now )?(editing|working on|looking at|fixing|running|debugging|checking)"
     r"|just (ran|edited|opened|started|finished)|about to)\b",
     re.IGNORECASE,
 )
+# Status words: transient when they give the state of the work the sentence is about ("the
+# refactor is in progress", "WIP: billing"), not when a rule mentions them as a label
+# ("never put [WIP] in a PR title", "move the issue to In progress").
+STATUS_RE = re.compile(r"\b(a )?(work in progress|in progress|wip)\b", re.IGNORECASE)
+# Quoted, bracketed or code spans name a thing; they say nothing of the work's state.
+_MENTION_RE = re.compile(r"`[^`]*`|\[[^\]]*\]|\"[^\"]*\"|“[^”]*”|«[^»]*»|(?<!\w)'[^']*'(?!\w)")
+_PREDICATE_RE = re.compile(r"\b(is|are|was|were|'s|stays?|remains?)( still| now| currently)?\s*$", re.IGNORECASE)
+_GENERIC_RE = re.compile(r"\b(that|which|who|while|when|whenever|if|until|unless|whether|once)\b[^.;:!?]*$",
+                         re.IGNORECASE)  # fmt: skip
+_CLAUSE_START_RE = re.compile(r"(^|[.;!?\n]\s*)(still\s+)?$", re.IGNORECASE)
+
+
+def is_transient(text: str) -> bool:
+    """Does the text narrate the moment or give the state of its own work?"""
+    if NARRATION_RE.search(text):
+        return True
+    plain = _MENTION_RE.sub(" ", text)
+    for match in STATUS_RE.finditer(plain):
+        word = match.group(2)
+        before = plain[: match.start()]
+        at_start = bool(_CLAUSE_START_RE.search(before))
+        if not at_start and (word[0].isupper() or word.isupper()):
+            continue  # a label as written ("In progress", "WIP") inside a sentence
+        if at_start and re.match(r"\s*(:|-|–|on\b|for\b)", plain[match.end() :]):
+            return True  # "WIP: billing", "Work in progress on the login form"
+        if _PREDICATE_RE.search(before) and not _GENERIC_RE.search(before):
+            return True  # "the refactor is in progress" (not "PRs that are in progress")
+    return False
+
+
 SNAPSHOT_RE = re.compile(
     r"\b(\d+ commits? (ahead|behind)|(ahead|behind) (of )?(origin|main|master|upstream)"
     r"|\d+ (files?|changes?) (uncommitted|changed|modified|staged|unstaged)|uncommitted (changes|files|work)"
@@ -101,7 +132,7 @@ def valid_subject(subject: str) -> bool:
 
 def check_shape(text: str, *, kind: Kind, reason: str, by_person: bool) -> None:
     """Raise :class:`Refused` when the text breaks a write rule."""
-    if TRANSIENT_RE.search(text):
+    if is_transient(text):
         raise Refused(
             "this reads as transient (what is happening now), which is stale by the next session",
             fix="state the durable fact or decision instead, or log progress on the branch rather than in memory",
