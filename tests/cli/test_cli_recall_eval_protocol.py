@@ -1,12 +1,12 @@
 """The evaluation harness drives kenning through a fixed CLI contract; this pins it.
 
-The protocol below is copied from ../shared/bench/recall-eval/adapters/kenning.py (the
-adapter the held-out measurement uses), trimmed to its in-process path: `kenning remember
+The protocol below is copied from the recall-eval set's adapters/kenning.py (the adapter the
+held-out measurement uses, in the project's shared bench folder), trimmed to its in-process path: `kenning remember
 TEXT --kind K --project KEY --json [--reason R] [--rejected X] [--subject S] [--when TRIGGER]
 [--tag T]...` per memory, reading `outcome`, `memory.ref`, `superseded`, `review` and
 `warnings`; then `kenning recall TEXT --json --project KEY -n 8`, reading `results[].ref`.
-Tests never read ../shared, so the logic is copied here and the memories are a vendored copy
-(tests/data/recall_eval/README.md). It also pins write rule 4 of issue 12: on this real text
+Tests never read the shared folder, so the logic is copied here and the memories are a
+vendored copy (tests/fixtures/README.md). It also pins write rule 4 of issue 12: on this real text
 no durable memory is refused or held.
 """
 
@@ -21,7 +21,7 @@ from click.testing import CliRunner
 
 from kenning.cli.main import cli
 
-DATA = Path(__file__).resolve().parent.parent / "data" / "recall_eval"
+DATA = Path(__file__).resolve().parent.parent / "fixtures" / "recall-eval"
 
 
 def project_key(project: str) -> str:
