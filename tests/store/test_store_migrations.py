@@ -158,7 +158,7 @@ def fill_everything(conn: sqlite3.Connection) -> dict[str, list[dict[str, object
     return written
 
 
-# Tables a migration may rebuild from the memories (m003 re-indexes every memory).
+# Tables a migration may rebuild from the memories (m004 re-indexes every memory).
 DERIVED = {"memory_terms", "memory_term_stats", "memory_index_totals"}
 
 
