@@ -87,3 +87,20 @@ def test_code_and_file_names_are_found() -> None:
     assert card.named_files("Fix src/auth/session.py and README.md, v1.2 too") == ["src/auth/session.py", "README.md"]
     assert card.code_names("Fix refresh_token and InvoiceBuilder, then call build()") == [
         "refresh_token", "InvoiceBuilder", "build"]  # fmt: skip
+
+
+def test_a_memory_whose_cited_code_changed_stays_off_the_card(core: Core, repo: Path) -> None:
+    place = core.place(repo)
+    kept = remember(core, repo, "Invoices round half up to match the accounting export.",
+                    kind=Kind.FACT, source_ref="src/billing.py:1")  # fmt: skip
+    moved = remember(core, repo, "Tokens refresh on every request because mobile clients sleep.",
+                     kind=Kind.DECISION, source_ref="src/auth/session.py:1-2")  # fmt: skip
+    task = work.start_task(core, work.add_task(core, place, "Tidy src/billing.py and src/auth/session.py"),
+                           cwd=str(repo))  # fmt: skip
+    text = card.build(core, place, task)
+    assert kept in text and moved in text
+    # The cited lines change; no sweep runs: the next card reads the citation itself.
+    (repo / "src" / "auth" / "session.py").write_text("def refresh_token(user, force):\n    return None\n")
+    text = card.build(core, place, task)
+    assert kept in text and moved not in text
+    assert core.get(moved).citation.value == "changed"

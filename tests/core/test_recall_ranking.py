@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 
@@ -194,3 +195,30 @@ def test_bad_as_of_is_invalid_with_a_fix(core: Core, place: Place) -> None:
     with pytest.raises(Invalid) as err:
         core.recall(place, "anything", as_of="last tuesday")
     assert "2026" in err.value.fix
+
+
+def test_recall_reports_a_citation_as_it_is_now(core: Core, tmp_path: Path) -> None:
+    """Issue 12: after the cited lines change, the very next recall says `changed` (no sweep
+    in between); a cited file removed takes its memory out of the answer."""
+    import subprocess
+
+    root = tmp_path / "shop"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "cart.py").write_text("def merge(a, b):\n    return a + b\n\ndef total(c):\n    return sum(c)\n")
+    (root / "src" / "tax.py").write_text("RATE = 0.2\n")
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=root, check=True)
+    place = core.place(root)
+    merge = add(core, place, "Basket merge keeps the newer quantity of each line", source_ref="src/cart.py:1-2")
+    tax = add(core, place, "Basket tax uses one flat rate", source_ref="src/tax.py")
+    found = {h.memory.ref: h.memory.citation for h in core.recall(place, "basket merge tax").hits}
+    assert found == {merge: Citation.SAME, tax: Citation.SAME}
+    # Lines below the cited ones change: still the same citation.
+    (root / "src" / "cart.py").write_text("def merge(a, b):\n    return a + b\n\ndef total(c):\n    return 0\n")
+    assert {h.memory.citation for h in core.recall(place, "basket merge").hits} == {Citation.SAME}
+    (root / "src" / "cart.py").write_text("def merge(a, b):\n    return b\n")
+    hits = core.recall(place, "basket merge").hits
+    assert [(h.memory.ref, h.memory.citation) for h in hits][0] == (merge, Citation.CHANGED)
+    assert core.get(merge).citation is Citation.CHANGED
+    assert core.history(merge).events[-1].event == "citation"
+    (root / "src" / "tax.py").unlink()
+    assert tax not in [h.memory.ref for h in core.recall(place, "basket merge tax").hits]

@@ -73,3 +73,20 @@ def test_sync_then_escalate_and_resume(repo: Path, kenning_home: Path, tmp_path:
     assert state["todos_open"] == ["Move the export to a task", "Add a retry policy"]
     bad = run(["sessions", "escalate", "no-such-session"], repo, kenning_home, ok=False)
     assert bad.returncode == 1 and "sync" in bad.stderr
+
+
+def test_a_project_is_found_by_the_name_it_prints(repo: Path, kenning_home: Path, tmp_path: Path) -> None:
+    """Facts extracted from sessions hang on the project key (github.com/acme/shop) and print
+    its name ("shop"); `graph query shop` finds them, as does the key."""
+    user_home = tmp_path / "user-home"
+    install(user_home, repo, which=("claude",))
+    run(["sessions", "sync"], repo, kenning_home, user_home=user_home)
+    by_key = json.loads(run(["graph", "query", "github.com/acme/shop", "--json"], repo, kenning_home).stdout)
+    assert by_key and {f["subject"] for f in by_key if f["subject_id"] == "github.com/acme/shop"} == {"shop"}
+    by_name = json.loads(run(["graph", "query", "shop", "--json"], repo, kenning_home).stdout)
+    assert by_name == by_key
+    assert json.loads(run(["graph", "timeline", "Shop", "--json"], repo, kenning_home).stdout)
+    # A name two projects share asks for the full key.
+    run(["graph", "add", "gitlab.com/other/shop", "uses", "Go", "--json"], repo, kenning_home)
+    both = run(["graph", "query", "shop"], repo, kenning_home, ok=False)
+    assert both.returncode == 1 and "github.com/acme/shop" in both.stderr and "fix:" in both.stderr

@@ -3,7 +3,8 @@
 Title and goal, project and branch, open items and other sessions, the integrations connected
 for this workspace (names only), the user's rules, and at most 5 memories chosen without a
 model and without matching words: first those citing a file the task names (a file name in
-the title or goal, or the file that defines a code name in them), then pinned ones.
+the title or goal, or the file that defines a code name in them), then pinned ones; never one
+whose cited code changed (citations are read when the card is built).
 """
 
 from __future__ import annotations
@@ -24,11 +25,12 @@ from kenning.context.common import (
     section,
     waiting_lines,
 )
+from kenning.core.citations import read_now
 from kenning.core.lessons import cited_path, names_file
 from kenning.core.lifecycle import in_recall_pool
 from kenning.core.render import memory_line
 from kenning.gitinfo import GitError, run_git
-from kenning.model import Memory
+from kenning.model import Citation, Memory
 from kenning.store.protocol import MemoryFilter
 
 if TYPE_CHECKING:
@@ -96,9 +98,11 @@ def choose(core: Core, place: Place, task: TaskRow) -> list[Memory]:
             [core.workspace, *reach],
         )
         pinned = [m for m in core.store.get_many([r[0] for r in rows]) if m not in citing]
-    citing = [m for m in citing if in_recall_pool(m, now)]
-    pinned = [m for m in pinned if in_recall_pool(m, now)]
-    return core.give_out(place, citing + pinned)[:MAX_MEMORIES]
+    # Citations read now: a memory whose cited code changed (or is gone) stays off the card,
+    # as everywhere a session is given memory.
+    chosen = read_now(core.store, [m for m in citing + pinned if in_recall_pool(m, now)], now)
+    chosen = [m for m in chosen if in_recall_pool(m, now) and m.citation is not Citation.CHANGED]
+    return core.give_out(place, chosen)[:MAX_MEMORIES]
 
 
 def build(core: Core, place: Place, task: TaskRow, session: SessionRow | None = None) -> str:

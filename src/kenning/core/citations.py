@@ -15,15 +15,17 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kenning.model import Citation
+from kenning.model import Citation, Memory
 
 if TYPE_CHECKING:
     from kenning.core.service import Core
+    from kenning.store.protocol import MemoryStore
 
 VERSION = "v1"
 MAX_WINDOW = 2000  # a citation of more lines than this is fingerprinted as its whole file
@@ -411,6 +413,35 @@ def check_all(core: Core, scope: str | None = None) -> list[SweepResult]:
                     moved[memory.ref] = state
         results.append(SweepResult(key, len(cited), moved, checker.root is None))
     return results
+
+
+def read_now(store: MemoryStore, memories: Sequence[Memory], now: datetime) -> list[Memory]:
+    """The memories with their citations as they are now, for the few about to be given out
+    (recall's hits, a card's memories): each cited file is read once and the cited lines
+    hashed. A state that moved is stored, with an event, as the sweep would; a citation that
+    cannot be judged here (its project folder is not on this machine) keeps its last state."""
+    from kenning.model import MemoryEvent
+
+    checkers: dict[str, Checker] = {}
+    out = []
+    for memory in memories:
+        if not memory.source_ref.strip():
+            out.append(memory)
+            continue
+        checker = checkers.get(memory.scope)
+        if checker is None:
+            row = store.get_scope(memory.workspace, memory.scope)
+            checker = checkers[memory.scope] = Checker(Path(row.root) if row is not None and row.root else None)
+        try:
+            state = checker.check(memory.source_ref, memory.source_hash)
+        except OSError:
+            state = Citation.UNCHECKED
+        if state is not memory.citation and state is not Citation.UNCHECKED:
+            memory = memory.evolve(citation=state)
+            store.update(memory)
+            store.add_event(MemoryEvent(memory.ref, now, "citation", state.value))
+        out.append(memory)
+    return out
 
 
 def fresh_reading(root: Path | None, source_ref: str) -> tuple[str, Citation]:

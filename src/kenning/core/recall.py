@@ -18,15 +18,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
-from kenning.core import ranking
+from kenning.core import citations, ranking
 from kenning.core.lifecycle import believed_at, in_recall_pool, is_resting
 from kenning.core.query import Concept, Query, parse
 from kenning.core.scopes import Place
 from kenning.errors import Invalid
-from kenning.model import Kind, Memory, Status
+from kenning.model import Citation, Kind, Memory, Status
 from kenning.store.protocol import Hit, MemoryFilter, MemoryStore
 
 DEFAULT_COUNT = 8
@@ -259,6 +259,7 @@ def recall(
         allowed = {m.ref for m in gate([s.hit.memory for s in merged.values()])}
         merged = {ref: s for ref, s in merged.items() if ref in allowed}
     ranked = _order(list(merged.values()), why=parse(query).why, count=count)
+    ranked = _cited_now(store, ranked, count, now)
     hits = [
         RecallHit(
             memory=s.hit.memory,
@@ -276,6 +277,20 @@ def recall(
     if as_of is None:
         store.mark_recalled([h.memory.ref for h in hits])
     return RecallResult(query, hits, as_of)
+
+
+def _cited_now(store: MemoryStore, ranked: list[_Scored], count: int, now: datetime) -> list[_Scored]:
+    """The first ``count`` results with their citations read now: a cited file that changed
+    says so in this very answer, and one that is gone leaves it (the next result moves up)."""
+    out: list[_Scored] = []
+    start = 0
+    while len(out) < count and start < len(ranked):
+        batch = ranked[start : start + count - len(out)]
+        start += len(batch)
+        for s, memory in zip(batch, citations.read_now(store, [s.hit.memory for s in batch], now), strict=True):
+            if memory.citation is not Citation.GONE:
+                out.append(replace(s, hit=replace(s.hit, memory=memory)))
+    return out
 
 
 def _order(scored: list[_Scored], *, why: bool, count: int) -> list[_Scored]:

@@ -168,13 +168,29 @@ def query(
     elif as_of:
         moment = to_iso(parse_as_of(as_of))
     pred = predicate_id(predicate) if predicate else ""
-    return GraphStore(db).query(workspace, entity_key(entity), predicate=pred, as_of=moment, direction=direction,
-                                project=project, limit=limit)
+    store = GraphStore(db)
+    return store.query(workspace, resolve(store, workspace, entity), predicate=pred, as_of=moment,
+                       direction=direction, project=project, limit=limit)  # fmt: skip
 
 
 def timeline(db: Database, workspace: str, entity: str, limit: int = 500) -> list[FactRow]:
     """Every fact about one entity, oldest first, ended ones included."""
-    return GraphStore(db).timeline(workspace, entity_key(entity), limit)
+    store = GraphStore(db)
+    return store.timeline(workspace, resolve(store, workspace, entity), limit)
+
+
+def resolve(store: GraphStore, workspace: str, entity: str) -> str:
+    """The entity id for a name as a person types it: the id itself, else the one entity shown
+    under that name (a project prints as "shop" but is keyed github.com/acme/shop)."""
+    key = entity_key(entity)
+    if store.entity(workspace, key) is not None:
+        return key
+    ids = store.entities_named(workspace, key)
+    if len(ids) > 1:
+        listed = ", ".join(ids[:5])
+        raise Invalid(f"{entity!r} is the name of {len(ids)} entities: {listed}",
+                      fix=f"give the full id, e.g. kenning graph query {ids[0]}")  # fmt: skip
+    return ids[0] if ids else key
 
 
 def line(fact: FactRow, *, dates: bool = True) -> str:

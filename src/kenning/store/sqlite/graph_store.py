@@ -79,6 +79,16 @@ class GraphStore:
         row = self.db.one("SELECT * FROM graph_entities WHERE workspace = ? AND id = ?", (workspace, entity_id))
         return dict(row) if row else None
 
+    def entities_named(self, workspace: str, name: str) -> list[str]:
+        """Ids of the entities shown as ``name`` (lower case): by their name as written, or a
+        project key ending in it (``github.com/acme/shop`` for "shop")."""
+        rows = self.db.query(
+            "SELECT id FROM graph_entities WHERE workspace = ? AND (lower(name) = ? OR id LIKE ? ESCAPE '\\')"
+            " ORDER BY id",
+            (workspace, name, "%/" + name.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")),
+        )
+        return [str(r[0]) for r in rows]
+
     # -- facts -----------------------------------------------------------------------------
     def get(self, workspace: str, fact_id: int) -> FactRow | None:
         row = self.db.one(_SELECT + " WHERE f.workspace = ? AND f.id = ?", (workspace, fact_id))
