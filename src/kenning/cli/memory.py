@@ -157,6 +157,7 @@ def _detail(core: object, memory: Memory) -> dict[str, object]:
         "evidence": {
             "confirmations": memory.confirmations,
             "uses": memory.uses,
+            "recalled": memory.recalled,
             "used_by_tools": sorted({u.tool for u in uses if u.tool}),
             "sessions": len({u.session for u in uses if u.session}),
         },

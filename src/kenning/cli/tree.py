@@ -129,6 +129,7 @@ ROOT: list[Entry] = [
     Entry("remember", "kenning.cli.memory:remember_cmd", "Remember one sentence.", MEMORY),
     Entry("recall", "kenning.cli.memory:recall_cmd", "Search memory for a task, in your own words.", MEMORY),
     Entry("get", "kenning.cli.memory:get_cmd", "Show memories by ref, with reason, citation, status, history and evidence.", MEMORY),
+    Entry("eval", "kenning.cli.evaluate:eval_cmd", "Measure recall: recall@5 and MRR per question kind.", MEMORY),
     Entry("memory", "", "List, curate and look after memories.", MEMORY, group=MEMORY_GROUP),
     Entry("sessions", "", "Captured agent sessions: capture them, search them, pick up where they stopped.", SESSIONS, group=SESSIONS_GROUP),
     Entry("graph", "", "The knowledge graph, an agent's diary and named values per project.", GRAPH, group=GRAPH_GROUP),

@@ -415,11 +415,12 @@ def check_all(core: Core, scope: str | None = None) -> list[SweepResult]:
     return results
 
 
-def read_now(store: MemoryStore, memories: Sequence[Memory], now: datetime) -> list[Memory]:
+def read_now(store: MemoryStore, memories: Sequence[Memory], now: datetime, *, persist: bool = True) -> list[Memory]:
     """The memories with their citations as they are now, for the few about to be given out
     (recall's hits, a card's memories): each cited file is read once and the cited lines
-    hashed. A state that moved is stored, with an event, as the sweep would; a citation that
-    cannot be judged here (its project folder is not on this machine) keeps its last state."""
+    hashed. A state that moved is stored (unless ``persist`` is off), with an event, as the
+    sweep would; a citation that cannot be judged here (its project folder is not on this
+    machine) keeps its last state."""
     from kenning.model import MemoryEvent
 
     checkers: dict[str, Checker] = {}
@@ -438,8 +439,9 @@ def read_now(store: MemoryStore, memories: Sequence[Memory], now: datetime) -> l
             state = Citation.UNCHECKED
         if state is not memory.citation and state is not Citation.UNCHECKED:
             memory = memory.evolve(citation=state)
-            store.update(memory)
-            store.add_event(MemoryEvent(memory.ref, now, "citation", state.value))
+            if persist:
+                store.update(memory)
+                store.add_event(MemoryEvent(memory.ref, now, "citation", state.value))
         out.append(memory)
     return out
 

@@ -232,7 +232,10 @@ def recall(
     also: Sequence[str] = (),
     count: int = DEFAULT_COUNT,
     gate: Gate | None = None,
+    record: bool = True,
 ) -> RecallResult:
+    """Look memory up for ``query``. With ``record`` off nothing is written (no recall count,
+    no citation state): for measuring recall without changing what it measures."""
     if not query.strip():
         raise Invalid(
             "query is empty", fix="describe the task in your own words, e.g. 'deploy the api to staging'"
@@ -259,7 +262,7 @@ def recall(
         allowed = {m.ref for m in gate([s.hit.memory for s in merged.values()])}
         merged = {ref: s for ref, s in merged.items() if ref in allowed}
     ranked = _order(list(merged.values()), why=parse(query).why, count=count)
-    ranked = _cited_now(store, ranked, count, now)
+    ranked = _cited_now(store, ranked, count, now, persist=record)
     hits = [
         RecallHit(
             memory=s.hit.memory,
@@ -274,12 +277,14 @@ def recall(
         )
         for s in ranked[:count]
     ]
-    if as_of is None:
+    if as_of is None and record:
         store.mark_recalled([h.memory.ref for h in hits])
     return RecallResult(query, hits, as_of)
 
 
-def _cited_now(store: MemoryStore, ranked: list[_Scored], count: int, now: datetime) -> list[_Scored]:
+def _cited_now(
+    store: MemoryStore, ranked: list[_Scored], count: int, now: datetime, *, persist: bool
+) -> list[_Scored]:
     """The first ``count`` results with their citations read now: a cited file that changed
     says so in this very answer, and one that is gone leaves it (the next result moves up)."""
     out: list[_Scored] = []
@@ -287,7 +292,7 @@ def _cited_now(store: MemoryStore, ranked: list[_Scored], count: int, now: datet
     while len(out) < count and start < len(ranked):
         batch = ranked[start : start + count - len(out)]
         start += len(batch)
-        for s, memory in zip(batch, citations.read_now(store, [s.hit.memory for s in batch], now), strict=True):
+        for s, memory in zip(batch, citations.read_now(store, [s.hit.memory for s in batch], now, persist=persist), strict=True):
             if memory.citation is not Citation.GONE:
                 out.append(replace(s, hit=replace(s.hit, memory=memory)))
     return out

@@ -111,10 +111,12 @@ class Core:
         as_of: str | None = None,
         also: Sequence[str] = (),
         count: int = recall_mod.DEFAULT_COUNT,
+        record: bool = True,
     ) -> recall_mod.RecallResult:
         when = parse_as_of(as_of) if as_of else None
         return recall_mod.recall(self.store, place, query, self.now(), as_of=when, also=also, count=count,
-                                 gate=(lambda ms: self.give_out(place, ms)) if self.gates else None)  # fmt: skip
+                                 gate=(lambda ms: self.give_out(place, ms)) if self.gates else None,
+                                 record=record)  # fmt: skip
 
     def get(self, ref: str) -> Memory:
         return curation.fetch(self.store, ref)
