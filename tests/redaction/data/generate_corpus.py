@@ -1,9 +1,9 @@
-"""Regenerate the labelled redaction corpus (secrets.b64, ordinary.txt). Seeded: same output.
+"""Regenerate the older labelled redaction corpus (legacy_secrets.b64, ordinary.txt). Seeded: same output.
 
 Secrets have each provider's real format with random values, set in the sentences they turn up
 in (env files, shell, JSON, YAML, prose, logs). Ordinary lines are real Python standard-library
 source, git logs, service logs with UUIDs and hashes, base64 that is not a secret, and prose
-from the LoCoMo conversations. Run: .venv/bin/python tests/capture/data/generate_corpus.py LOCOMO_DIR
+from the LoCoMo conversations. Run: .venv/bin/python tests/redaction/data/generate_corpus.py LOCOMO_DIR
 (LOCOMO_DIR: the folder of LoCoMo conversation files, e.g. the project's shared bench/locomo).
 The tests read only the generated files, never LOCOMO_DIR.
 """
@@ -259,7 +259,7 @@ def main(argv: list[str]) -> None:
     ordinary = TRICKY + stdlib_lines(700) + git_lines(prose, 250) + log_lines(400) + base64_lines(prose, 250) + prose
     ordinary = [ln.replace("\n", " ") for ln in ordinary if ln.strip()]
     # Base64 per line, so secret scanners (push protection) do not flag the fake secrets.
-    (HERE / "secrets.b64").write_text("".join(base64.b64encode(json.dumps(r).encode()).decode() + "\n" for r in rows))
+    (HERE / "legacy_secrets.b64").write_text("".join(base64.b64encode(json.dumps(r).encode()).decode() + "\n" for r in rows))
     (HERE / "ordinary.txt").write_text("\n".join(ordinary) + "\n")
     print(f"{len(rows)} secrets of {len({r['provider'] for r in rows})} providers, {len(ordinary)} ordinary lines")
 
