@@ -3,8 +3,10 @@ recall (overall, prefixed vs context-only formats, per placement), false positiv
 text that looks secret, and MB/s, for kenning's redactor and, in the same run, detect-secrets
 (Yelp; default plugins, its own file scan) as the baseline.
 
-Two splits: *dev* (the rules were tuned on it) and *held-out* (other providers, formats, seeds
-and placements; see tests/redaction/redaction_corpus.py). Targets: recall >= 99.5%, false
+Three splits (tests/redaction/redaction_corpus.py): *dev* (the rules were tuned on it),
+*held-out* (other providers, formats, seeds and placements) and *fresh* (a third set of
+phrasings and providers). Each of the last two was measured once before any change made for it;
+those first measurements are in docs/capture.md. Targets: recall >= 99.5%, false
 positives <= 0.3% of ordinary lines; capture speed is bench/capture_throughput.py's job.
 
 Run: .venv/bin/python bench/capture_redaction.py [--quick]
@@ -120,11 +122,11 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="speed measured on 1 MB instead of 4 MB per row")
     args = parser.parse_args()
     mb = 1.0 if args.quick else 4.0
-    results = {split: _measure(split, mb) for split in ("dev", "heldout")}
-    dev, held = results["dev"], results["heldout"]
+    results = {split: _measure(split, mb) for split in ("dev", "heldout", "fresh")}
+    dev, held, fresh = results["dev"], results["heldout"], results["fresh"]
     rows = []
     for split, r in results.items():
-        name = "dev" if split == "dev" else "held-out"
+        name = {"dev": "dev", "heldout": "held-out", "fresh": "fresh"}[split]
         rows.append(f"| kenning.redact | {name} | {r['recall']:.2%} | {r['prefixed']:.2%} | {r['context']:.2%} | "
                     f"{r['fp']:.2%} | {r['speed_corpus']:.1f} | {r['speed_ordinary']:.1f} |")
         ds = r.get("ds")
@@ -132,11 +134,12 @@ def main() -> None:
             rows.append(f"| detect-secrets 1.5 (default plugins, file scan) | {name} | {ds['recall']:.2%} | "
                         f"{ds['prefixed']:.2%} | {ds['context']:.2%} | {ds['fp']:.2%} | {ds['speed_corpus']:.1f} | "
                         f"{ds['speed_ordinary']:.1f} |")
-    cats = sorted(set(dev["by_cat"]) | set(held["by_cat"]))  # type: ignore[arg-type]
+    cats = sorted(set(dev["by_cat"]) | set(held["by_cat"]) | set(fresh["by_cat"]))  # type: ignore[arg-type]
     cat_rows = []
+    splits = ("dev", "heldout", "fresh")
     for cat in cats:
-        cells = [results[s]["by_cat"].get(cat) for s in ("dev", "heldout")]  # type: ignore[union-attr]
-        ds_cells = [results[s].get("ds", {}).get("by_cat", {}).get(cat) for s in ("dev", "heldout")]  # type: ignore[union-attr]
+        cells = [results[s]["by_cat"].get(cat) for s in splits]  # type: ignore[union-attr]
+        ds_cells = [results[s].get("ds", {}).get("by_cat", {}).get(cat) for s in splits]  # type: ignore[union-attr]
         fmt = [f"{c:.1%}" if c is not None else "" for c in cells + ds_cells]
         cat_rows.append(f"| {cat} | {' | '.join(fmt)} |")
     met = all(r["recall"] >= TARGET_RECALL and r["fp"] <= TARGET_FP for r in results.values())  # type: ignore[operator]
@@ -147,7 +150,9 @@ def main() -> None:
         f"load average {os.getloadavg()[0]:.1f}; "
         f"dev: {dev['cases']} placed secrets of {dev['formats']} formats from {dev['providers']} providers, "
         f"{dev['ordinary']} ordinary lines; held-out: {held['cases']} secrets of {held['formats']} other formats from "
-        f"{held['providers']} providers in other placements, {held['ordinary']} ordinary lines. Speed in MB/s of "
+        f"{held['providers']} providers in other placements, {held['ordinary']} ordinary lines; fresh: "
+        f"{fresh['cases']} secrets of {fresh['formats']} formats ({fresh['providers']} providers) in a third set of "
+        f"placements, {fresh['ordinary']} ordinary lines. Speed in MB/s of "
         f"CPU time on 2,000-character turns of the corpus (secret-dense) and of its ordinary text alone. "
         "`.venv/bin/python bench/capture_redaction.py" + (" --quick`" if args.quick else "`"),
         "",
@@ -158,12 +163,13 @@ def main() -> None:
         "Recall per placement (a secret counts as caught when no 8-character piece of it, raw, JSON-escaped,",
         "URL- or base64-encoded as placed, is left):",
         "",
-        "| placement | kenning dev | kenning held-out | detect-secrets dev | detect-secrets held-out |",
-        "|---|---|---|---|---|",
+        "| placement | kenning dev | kenning held-out | kenning fresh | detect-secrets dev | detect-secrets held-out "
+        "| detect-secrets fresh |",
+        "|---|---|---|---|---|---|---|",
         *cat_rows,
         "",
         f"Targets: recall >= {TARGET_RECALL:.1%}, false positives <= {TARGET_FP:.1%}: "
-        + ("met on both splits." if met else "NOT met."),
+        + ("met on every split." if met else "NOT met."),
         "",
     ]
     for split, r in results.items():

@@ -42,13 +42,15 @@ PACKAGES = ["jsonwebtoken", "passport-jwt", "keytar", "@auth0/auth0-spa-js", "se
 WORDS = ["token", "secret", "key", "password", "auth", "credential", "api key", "session"]
 
 
-def lines(rng: random.Random, n: int, *, heldout: bool = False) -> list[str]:
+def lines(rng: random.Random, n: int, *, heldout: bool = False, fresh: bool = False) -> list[str]:
     """``n`` generated lines (some lines hold several: a lock-file entry is a few lines).
     ``heldout`` adds kinds of text the rules were not tuned on."""
     out: list[str] = []
     makers = [_git, _hashes, _uuids, _locks, _base64, _code_ids, _paths, _code_names, _placeholders, _web]
     if heldout:
         makers += [_other_ids, _other_locks, _other_code]
+    if fresh:
+        makers += [_public_keys, _api_outputs]
     while len(out) < n:
         out.extend(rng.choice(makers)(rng))
     return out[:n]
@@ -186,11 +188,11 @@ def _web(rng: random.Random) -> list[str]:
     ])]
 
 
-def documents(rng: random.Random, n: int, *, heldout: bool = False) -> list[str]:
+def documents(rng: random.Random, n: int, *, heldout: bool = False, fresh: bool = False) -> list[str]:
     """``n`` multi-line look-alike documents (lock files, a transcript line, config) as whole texts."""
     out = []
     for _ in range(n):
-        chunk = lines(rng, rng.randint(4, 12), heldout=heldout)
+        chunk = lines(rng, rng.randint(4, 12), heldout=heldout, fresh=fresh)
         if rng.random() < 0.3:
             chunk = [json.dumps({"type": "user", "message": {"role": "user", "content": [
                 {"type": "tool_result", "tool_use_id": f"toolu_01{_b62(rng, 22)}", "content": "\n".join(chunk)}]}})]
@@ -230,6 +232,28 @@ def _other_code(rng: random.Random) -> list[str]:
         "The API key is shown only once; store it in your password manager.",
         "Secrets are encrypted at rest with a KMS key.", "Rotate the token every 90 days.",
         f"key_{rng.randint(1, 99)} = ('{_b62(rng, 6)}', {rng.randint(1, 9)})",
+    ])]
+
+
+def _public_keys(rng: random.Random) -> list[str]:
+    blob = base64.b64encode(b"\x00\x00\x00\x0bssh-ed25519\x00\x00\x00 " + rng.randbytes(32)).decode()
+    rsa = base64.b64encode(b"\x00\x00\x00\x07ssh-rsa" + rng.randbytes(270)).decode()
+    cert = "\n".join(base64.b64encode(rng.randbytes(48)).decode() for _ in range(3))
+    return [rng.choice([
+        f"ssh-ed25519 {blob} dev@laptop", f"ssh-rsa {rsa} ci@runner", f"github.com ssh-ed25519 {blob}",
+        f"-----BEGIN CERTIFICATE-----\n{cert}\n-----END CERTIFICATE-----",
+        f"-----BEGIN PUBLIC KEY-----\n{cert}\n-----END PUBLIC KEY-----",
+        f"bc1q{''.join(rng.choice('qpzry9x8gf2tvdw0s3jn54khce6mua7l') for _ in range(38))}",
+    ])]
+
+
+def _api_outputs(rng: random.Random) -> list[str]:
+    page = base64.b64encode(json.dumps({"offset": rng.randint(1, 9999), "k": _hex(rng, 8)}).encode()).decode()
+    return [rng.choice([
+        f'    "NextToken": "{page}"', f'"nextPageToken": "{_b62(rng, 40)}",', f"next_cursor={_b62(rng, 24)}",
+        f'<input type="hidden" name="csrf_token" value="{_b62(rng, 40)}">', f"state={_b62(rng, 32)}&code_challenge_method=S256",
+        f'"continuationToken": "{page}"', f'"ETag": "\\"{_hex(rng, 32)}\\""', f"X-Request-Id: {_b62(rng, 26)}",
+        f'"pageToken": "{_b62(rng, 32)}"', f"nonce-{base64.b64encode(rng.randbytes(16)).decode()}",
     ])]
 
 

@@ -5,8 +5,9 @@ placements of ``corpus_placements``, some JSON-escaped in a Claude Code transcri
 over lines or URL-encoded. ``ordinary_lines(split)``: text that looks secret and is not. A case
 is caught when no 8-character piece of any form of the secret is left (``leak``).
 
-The two splits differ in seed, formats and providers: the rules were written against DEV;
-HELDOUT is only measured (bench/capture_redaction.py reports both). Nothing here is a real
+The splits differ in seed, formats, providers and placements: the rules were written against
+DEV; HELDOUT was measured, then its misses fixed by mechanism; FRESH (a third set of phrasings
+and providers, written after that) is the estimate for text nobody tuned to. Nothing here is a real
 secret: every body is random. Used by tests/redaction and bench/capture_redaction.py.
 """
 
@@ -21,10 +22,12 @@ from urllib.parse import quote
 import corpus_formats as cf
 import corpus_ordinary as co
 import corpus_placements as cp
+import corpus_placements_fresh as cpf
 import corpus_placements_heldout as cph
 
 DATA = Path(__file__).parent / "data"
-SEEDS = {"dev": 20261201, "heldout": 4242}
+SEEDS = {"dev": 20261201, "heldout": 4242, "fresh": 9090}
+BUILDERS = {"dev": cp.PLAIN, "heldout": cph.PLAIN, "fresh": cpf.PLAIN}
 PIECE = 8
 
 
@@ -53,9 +56,13 @@ def _forms(parts: list[str], how: str) -> tuple[str, ...]:
 
 @cache
 def secret_cases(split: str = "dev") -> tuple[Case, ...]:
-    """Every secret placement of ``split`` ("dev" or "heldout")."""
+    """Every secret placement of ``split`` ("dev", "heldout" or "fresh")."""
     rng = random.Random(SEEDS[split])
-    formats = cf.DEV if split == "dev" else cf.HELDOUT
+    if split == "fresh":
+        plain = [f for f in cf.DEV + cf.HELDOUT if f.kind not in ("pem", "webhook", "dsn", "url")]
+        formats = cpf.FORMATS + rng.sample(plain, 60)
+    else:
+        formats = cf.DEV if split == "dev" else cf.HELDOUT
     cases: list[Case] = []
 
     def add(fmt: cf.Format, category: str, text: str, forms: tuple[str, ...], placement: str = "") -> None:
@@ -87,7 +94,7 @@ def secret_cases(split: str = "dev") -> tuple[Case, ...]:
             category, text = rng.choice(cp.url_placements(rng, fmt, s))
             add(fmt, "jsonl", cp.wrap_jsonl(category, text, rng), _forms(parts, "jsonl"), f"jsonl/{category}")
             continue
-        builders = list(cp.PLAIN if split == "dev" else cph.PLAIN)
+        builders = list(BUILDERS[split])
         rng.shuffle(builders)
         used = 0
         for build in builders:
@@ -130,14 +137,15 @@ def ordinary_lines(split: str = "dev") -> tuple[str, ...]:
     out: list[str] = []
     if split == "dev":
         out += (DATA / "ordinary.txt").read_text(encoding="utf-8").splitlines()
-    out += co.lines(rng, 3000) if split == "dev" else co.lines(rng, 1500, heldout=True)
+    out += co.lines(rng, 3000) if split == "dev" else co.lines(rng, 1500, heldout=True, fresh=split == "fresh")
     return tuple(line for line in out if line.strip())
 
 
 @cache
 def ordinary_documents(split: str = "dev") -> tuple[str, ...]:
     """Multi-line look-alike documents (lock files, configs, transcript lines)."""
-    return tuple(co.documents(random.Random(SEEDS[split] + 2), 200 if split == "dev" else 100, heldout=split != "dev"))
+    return tuple(co.documents(random.Random(SEEDS[split] + 2), 200 if split == "dev" else 100, heldout=split != "dev",
+                              fresh=split == "fresh"))
 
 
 def leak(output: str, forms: tuple[str, ...]) -> str | None:

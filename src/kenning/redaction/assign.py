@@ -175,7 +175,7 @@ def _assignment(text: str, s: int, e: int) -> Iterable[Span]:
     op = _OP.match(text, b)
     xml = False
     if op is None or op.end() == b and not op.group(1) and not op.group(2):
-        sp = _SET_VALUE.match(text, b) if flag or _SET_BEFORE.search(text, max(0, a - 40), a) else None
+        sp = _SET_VALUE.match(text, b) if flag or _set_before(text, a) else None
         if sp is not None:
             op_end = sp.end()
         elif level >= Strength.STRONG and _IDENTIFIER_NAME.fullmatch(core) and text[b:b + 1] in _NAME_END:
@@ -224,6 +224,14 @@ def _assignment(text: str, s: int, e: int) -> Iterable[Span]:
     return ((start, end, "named-secret"),)
 
 
+def _set_before(text: str, a: int) -> bool:
+    window = text[max(0, a - 40):a]
+    return any(w in window for w in _SET_WORDS) and _SET_BEFORE.search(window) is not None
+
+
+_SET_WORDS = ("set", "Set", "SET", "add", "Add", "ADD", "put", "PUT", "literal")
+
+
 def _block_value(text: str, i: int, level: Strength, name: str) -> Iterable[Span]:
     """The indented lines of a YAML block scalar, joined (a long key folded over lines)."""
     start = i
@@ -235,12 +243,13 @@ def _block_value(text: str, i: int, level: Strength, name: str) -> Iterable[Span
     if end == start:
         return ()
     full = wrapped_end(text, start, end)
-    value = re.sub(r"\s+|\\n", "", text[start:full])
+    value = _SPACES.sub("", text[start:full])
     if not accept(value, level, name) and not accept(text[start:end], level, name):
         return ()
     return ((start, full, "named-secret"),)
 
 
+_SPACES = re.compile(r"\s+|\\n")
 _COOKIE_PAIR = re.compile(r"[ \t]*([^=;\s\"']+)=([^;\s\"']*)")
 _SESSION_COOKIE = re.compile(r"(?i)sess|sid|token|auth|jwt|remember|login|secret|key")
 

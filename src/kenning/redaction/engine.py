@@ -68,8 +68,18 @@ def ends_word(text: str, j: int) -> bool:
     return j >= len(text) or text[j] not in _WORD
 
 
+_RUNS = {
+    TOKEN_CHARS: re.compile(r"[A-Za-z0-9+/=_-]*"),
+    WRAP_CHARS: re.compile(r"[^\s\"'`<>{}\[\],;|\\\x00-\x1f\x7f-\U0010ffff]*"),
+}
+
+
 def run_end(text: str, i: int, limit: int = 4096, chars: frozenset[str] = TOKEN_CHARS) -> int:
     """End of the run of ``chars`` that starts at ``i`` (at most ``limit`` long)."""
+    pattern = _RUNS.get(chars)
+    if pattern is not None:
+        m = pattern.match(text, i, min(len(text), i + limit))
+        return m.end() if m else i
     j, stop = i, min(len(text), i + limit)
     while j < stop and text[j] in chars:
         j += 1
@@ -133,6 +143,9 @@ def wrapped_pieces(text: str, start: int, end: int, limit: int = 8192, *,
     return pieces
 
 
+_MARKERS = frozenset({"eof", "eot", "end", "done", "fi", "esac", "py", "cfg", "sql", "json", "yaml", "txt", "cmd", "sh"})
+
+
 def _fragment(piece: str) -> bool:
     """A piece of a wrapped token, not a word, a heredoc marker, a prompt, a flag or a setting."""
     if "://" in piece:
@@ -140,8 +153,8 @@ def _fragment(piece: str) -> bool:
     head, eq, _tail = piece.rstrip("=").partition("=")
     if eq and (identifier_like(head) or len(head) < 12):
         return False  # NAME=value: a setting on the next line
-    if piece.isalpha() and (piece.isupper() or piece.islower()) and len(piece) < 12:
-        return False
+    if piece.isalpha() and len(piece) < 12 and (piece.lower() in _MARKERS or identifier_like(piece)):
+        return False  # EOF, END, done: the end of a heredoc or a block, not a token's tail
     if piece.startswith(("-", "#", "$")):
         return len(piece) >= 12 and random_like(piece)
     return len(piece) < 8 or random_like(piece) or not identifier_like(piece)
@@ -188,7 +201,7 @@ def token_rule(label: str, pattern: str, needles: Sequence[str], *, group: int =
         if m is not None:
             span, value = m.span(group), m.group(group)
         tail = m.end() if m is not None else run_end(text, start, chars=WRAP_CHARS)
-        if LINE_BREAK.match(text, tail) is not None or m is None:
+        if LINE_BREAK.match(text, tail) is not None:
             joined = joined_run(text, start, sure=m is None)
             # A next line that starts like this token is another token, not this one's tail.
             if joined is not None and not any(joined[0].startswith(n, tail - start) for n in needles):

@@ -54,7 +54,10 @@ _BEFORE_OK = frozenset(" \t\n\r\"'`([*>")
 _AFTER_OK = frozenset(" \t\n\r\"'`,.;:!?)]*")
 _PUBLIC_WORDS = frozenset({"public", "publishable", "anon", "anonymous"})
 # A word that ends a run of prose: code, shell syntax.
-_OPERATOR = re.compile(r"[=+|&;<>*/%^!~-]{1,3}")
+# Something a secret has and a plain word has not: a digit, a symbol, a case change inside.
+_SHAPE = re.compile(r"[0-9!@#$%^&*+=/~_.:-]|[a-z][A-Z]|[A-Z]{2}[a-z]")
+_HEXISH = re.compile(r"(?:0x)?[0-9a-fA-F]+")
+_OPERATOR = re.compile(r"(?!=$|->$|=>$|:=$)[=+|&;<>*/%^!~-]{1,3}")
 _CODEISH = re.compile(r"[=+|&;{}<>$\\]|^--?[a-z]|\(\)|^\W+$")
 
 
@@ -66,13 +69,60 @@ def _prose(text: str, s: int, e: int) -> Iterable[Span]:
         end += 1
     before_ok = s == 0 or text[s - 1] in _BEFORE_OK or (s >= 2 and text[s - 2] == "\\" and text[s - 1] in "nt")
     after_ok = end >= len(text) or text[end] in _AFTER_OK and (
-        text[end] != "." or end + 1 >= len(text) or text[end + 1] in " \t\r\n")
+        text[end] != "." or end + 1 >= len(text) or text[end + 1] in " \t\r\n\"'`)]\\")
     if not before_ok or not after_ok or _ASSIGNED.match(text, end):
         return ()
     level = prose_level(text, s, text[s:e])
     if level == Strength.NONE:
         return ()
-    return scan_after(text, end, level, named=False)
+    found = scan_after(text, end, level, named=False)
+    if found or not _CLAUSE_TAIL.match(text, end):
+        return found
+    return scan_before(text, s, level)
+
+
+# The secret word ends a clause ("… as the datadog api key.", "… is my token,"): look back.
+_CLAUSE_TAIL = re.compile(r"""[)"'`\]]*(?:[.,;!?]|[ \t]*(?:\r?\n|\\n|$))""")
+
+
+_BEFORE_RELATION = frozenset({"as", "is", "was", "=", ":", "for", "-", "—"})
+
+
+def scan_before(text: str, start: int, level: Strength) -> Iterable[Span]:
+    """The value a few words before the secret word, tied to it by "as"/"is": "I'll use `…` as
+    the datadog api key", "… is my token". Hex and UUIDs only after "as" (a commit id is often
+    followed by "is")."""
+    floor = max(0, start - 120)
+    nl = max(text.rfind("\n", floor, start), text.rfind("\\n", floor, start) + 1)
+    floor = max(floor, nl + 1)
+    words = list(_WORDS.finditer(text, floor, start))
+    between: list[str] = []
+    for m in reversed(words[-8:]):
+        word = m.group()
+        bare = word.strip(_STRIP + ".!?-")
+        if not bare:
+            continue
+        if "[secret]" in word or _CLAUSE_END.search(word) or _OPERATOR.fullmatch(word):
+            break
+        core_start, core_end = m.start(), m.end()
+        while core_start < core_end and text[core_start] in _STRIP:
+            core_start += 1
+        while core_end > core_start and text[core_end - 1] in _STRIP + ".,":
+            core_end -= 1
+        core = text[core_start:core_end]
+        related = bool(between) and between[-1] in _BEFORE_RELATION
+        if related and len(core) >= 12 and not v.not_a_value(core):
+            hexish = v.uuid_like(core) or _HEXISH.fullmatch(core)
+            if hexish:
+                if between[-1] == "as" and level >= Strength.STRONG and len(core) >= 16:
+                    return ((core_start, core_end, "secret-in-text"),)
+            elif level == Strength.PASSWORD and v.password_like(core) and not v.identifier_like(core) or \
+                    level >= Strength.STRONG and v.random_like(core):
+                return ((core_start, core_end, "secret-in-text"),)
+        if bare.lower() in _HASHY:
+            break
+        between.append(bare.lower())
+    return ()
 
 
 def scan_after(text: str, end: int, level: Strength, *, named: bool) -> Iterable[Span]:
@@ -104,9 +154,17 @@ def scan_after(text: str, end: int, level: Strength, *, named: bool) -> Iterable
             break
         if _OPERATOR.fullmatch(word):
             break  # code or shell: "passwd = passwd + '…'", "… | base64"
+        if len(bare) < 6 or not _SHAPE.search(bare):
+            # Too short, or a plain word (no digit, symbol or case change inside): a word of the
+            # sentence, not a value.
+            between.append(bare.lower() if not word.endswith(":") else bare.lower() + ":")
+            if len(between) >= (9 if named else 7) or (
+                    _CODEISH.search(word) and not word.endswith(":") and word not in ("=", "->", "=>", "→")):
+                break
+            continue
         if v.not_a_value(word.rstrip(".,;:!?").strip("\"'`")):
             between.append(word.lower())
-            if len(between) >= (9 if named else 6):
+            if len(between) >= (9 if named else 7):
                 break
             continue
         core_start, core_end = m.start(), m.end()
@@ -123,7 +181,7 @@ def scan_after(text: str, end: int, level: Strength, *, named: bool) -> Iterable
         if _accept(core, level, between, named):
             return ((core_start, core_end, "secret-in-text"),)
         plain = word.strip(_STRIP + ".!?").lower()
-        if plain in _HASHY or _CODEISH.search(word) and not word.endswith(":") or len(between) >= (9 if named else 6):
+        if plain in _HASHY or _CODEISH.search(word) and not word.endswith(":") or len(between) >= (9 if named else 7):
             break
         between.append(plain if not word.endswith(":") else plain + ":")
         if _CLAUSE_END.search(word) and not v.random_like(core):
@@ -153,7 +211,7 @@ def _accept(core: str, level: Strength, between: list[str], named: bool) -> bool
     last = between[-1] if between else ""
     direct = (not between or last.endswith(":") or last in ("is", "was", "=", "are", "->", "=>", "→")
               or all(w in _DIRECT for w in between))
-    if v.uuid_like(core) or re.fullmatch(r"(?:0x)?[0-9a-fA-F]+", core):
+    if v.uuid_like(core) or _HEXISH.fullmatch(core):
         return (direct or named) and level >= Strength.STRONG and len(core) >= 16
     if level == Strength.PASSWORD:
         if v.identifier_like(core):

@@ -26,6 +26,17 @@ _NUMBER = re.compile(r"[-+]?\d[\d_,.]*(?:[eE][-+]?\d+)?[a-zA-Z%]{0,3}")
 _VERSION = re.compile(r"[vV]?\d+(?:\.\d+){1,3}(?:[-+.][0-9A-Za-z.]+)?")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[-+]\d{2}:?\d{2})?)?")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_REPEAT = re.compile(r"(.)\1{5,}")
+_FILLER_RUN = re.compile(r"(?i)x{4,}|\*{3,}|\.{3,}|…|_{4,}|#{4,}")
+_HINT = re.compile(r"(?i)^(?:your|my|insert|enter|put|add|replace|paste|set)[-_ ]?[\w-]*(?:here|token|key|secret|"
+                   r"password|api|value|id)[\w-]*$")
+_FILLER_PART = re.compile(r"(?i)(?:^|[-_.])(?:example|placeholder|redacted|dummy|sample|changeme)(?:$|[-_.])")
+_CODE_SPLIT = re.compile(r"[.\[\]()'\"]+")
+_PATH_SPLIT = re.compile(r"[\\/]")
+_JOINED_WORDS = re.compile(r"[A-Za-z]+(?:[-_.][A-Za-z]+)+")
+_BASE64 = re.compile(r"[A-Za-z0-9+/_-]+={0,2}")
+_PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
+_IDENT_CHARS = re.compile(r"[A-Za-z0-9_.:\-]+")
 _PIECES = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 # Whole-value placeholders: templates, variables, angle-bracket hints, filler.
@@ -89,7 +100,7 @@ def low_diversity(value: str) -> bool:
     distinct = len(set(core.lower()))
     if distinct <= 3 or (len(core) >= 12 and distinct <= 5):
         return True
-    if re.search(r"(.)\1{5,}", core) or re.search(r"(?i)x{4,}|\*{3,}|\.{3,}|…|_{4,}|#{4,}", core):
+    if _REPEAT.search(core) or _FILLER_RUN.search(core):
         return True
     # An alphabet walk that is most of the value (a real random token may hold a short one).
     lowered = core.lower()
@@ -113,10 +124,9 @@ def placeholder(value: str) -> bool:
     lowered = v.lower()
     if lowered in _FILLER_WORDS or lowered.strip("-_.") in _FILLER_WORDS:
         return True
-    if re.match(r"(?i)^(?:your|my|insert|enter|put|add|replace|paste|set)[-_ ]?[\w-]*(?:here|token|key|secret|"
-                r"password|api|value|id)[\w-]*$", v) and identifier_like(v):
+    if _HINT.match(v) and identifier_like(v):
         return True
-    if re.search(r"(?i)(?:^|[-_.])(?:example|placeholder|redacted|dummy|sample|changeme)(?:$|[-_.])", v):
+    if _FILLER_PART.search(v):
         return True
     return low_diversity(v)
 
@@ -129,7 +139,7 @@ def reference(value: str) -> bool:
         return True
     if _REFERENCE.match(v):
         # A dotted run of random-looking parts is a token (``abc.def.ghi`` JWT-like), not code.
-        parts = re.split(r"[.\[\]()'\"]+", v)
+        parts = _CODE_SPLIT.split(v)
         return not any(len(p) >= 16 and random_like(p) for p in parts)
     return False
 
@@ -142,7 +152,7 @@ def path_like(value: str) -> bool:
         return True
     if not _PATHISH.match(v):
         return False
-    parts = [p for p in re.split(r"[\\/]", v) if p]
+    parts = [p for p in _PATH_SPLIT.split(v) if p]
     if not parts:
         return True
     # Random parts (base64 cut at '/') make it a token, not a path.
@@ -173,7 +183,7 @@ def identifier_like(value: str) -> bool:
     """Words joined as code joins them: ``get_user_token``, ``AUTH_MODE``, ``accessToken``,
     ``kebab-case-name``, ``com.example.Auth``, with at most short numbers among them."""
     v = unwrap(value)
-    if not v or not re.fullmatch(r"[A-Za-z0-9_.:\-]+", v) or not any(c.isalpha() for c in v):
+    if not v or len(v) > 200 or not _IDENT_CHARS.fullmatch(v) or not any(c.isalpha() for c in v):
         return False
     return _wordy_share(v) >= 0.6
 
@@ -220,6 +230,8 @@ def random_like(value: str, *, strict: bool = False) -> bool:
     n = len(v)
     if n < 8:
         return False
+    if n > 256:
+        v = v[:256]  # judged by its head: enough to tell, and linear cost
     if uuid_like(v):
         return False
     if _HEX.fullmatch(v):
@@ -254,20 +266,20 @@ def password_like(value: str) -> bool:
     if not (has_digit or has_symbol):
         return random_like(v)
     # Words joined by dashes or dots are a name, not a password.
-    return not (has_symbol and not has_digit and re.fullmatch(r"[A-Za-z]+(?:[-_.][A-Za-z]+)+", v))
+    return not (has_symbol and not has_digit and _JOINED_WORDS.fullmatch(v))
 
 
 def base64_like(value: str) -> bool:
     """Standard or URL-safe base64 of some length (padding optional)."""
     v = unwrap(value)
-    return len(v) >= 12 and bool(re.fullmatch(r"[A-Za-z0-9+/_-]+={0,2}", v)) and (
+    return len(v) >= 12 and bool(_BASE64.fullmatch(v)) and (
         v.endswith("=") or random_like(v))
 
 
 def not_a_value(value: str) -> bool:
     """Anything that is certainly not a secret, whatever name it stands next to."""
     v = unwrap(value)
-    if "%" in v and re.search(r"%[0-9A-Fa-f]{2}", v):
+    if "%" in v and _PERCENT.search(v):
         decoded = unquote(v)
         if decoded != v:
             return not_a_value(decoded)

@@ -50,6 +50,7 @@ RULES: list[Rule] = [
     t("hex-token", r"hex_[0-9a-f]{32,64}" + E, "hex_"),
     t("pub-dev-token", rf"pub_{B62}{{40,64}}{E}", "pub_"),
     # CI/CD and code quality.
+    t("databricks-secret", r"dose[0-9a-f]{32}" + E, "dose"),
     t("circleci-token", r"CCIPAT_[A-Za-z0-9]{22}_[0-9a-f]{40}" + E, "CCIPAT_"),
     t("circleci-token", r"CCIPRJ_[A-Za-z0-9]{22}_[0-9a-f]{40}" + E, "CCIPRJ_"),
     t("buildkite-token", r"bk(?:ua|ct)_[a-z0-9]{40}" + E, "bkua_", "bkct_"),
