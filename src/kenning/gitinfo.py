@@ -235,6 +235,16 @@ def clear_cache() -> None:
     _project_cached.cache_clear()
 
 
+def git_dir(cwd: Path | str) -> Path | None:
+    """The git directory of the worktree holding ``cwd`` (behind a ``.git`` file for a linked
+    worktree), or None outside a repository."""
+    try:
+        dotgit = _find_dotgit(Path(os.path.realpath(cwd)))
+        return _gitdir_of(dotgit) if dotgit else None
+    except OSError:
+        return None
+
+
 def current_branch(cwd: Path) -> str:
     """The branch of the worktree at ``cwd``, read fresh (not cached)."""
     dotgit = _find_dotgit(Path(os.path.realpath(cwd)))

@@ -26,8 +26,8 @@ from kenning_agent import (
 )
 from model_server import ModelServer, Step, Until
 
-from kenning.context.common import RECALL_LINE
-from kenning.hooks.handlers import RECALL_ASK, STOP_ASK
+from kenning.context.asks import RECALL_ASK, STOP_ASK
+from kenning.context.brief import RECALL_LINE
 from kenning.mcp.server import RECALL_LINE as MCP_RECALL_LINE
 
 pytestmark = pytest.mark.e2e

@@ -71,7 +71,7 @@ def test_no_match_no_output_and_no_database_open(shop: Core, repo: Path, kenning
     run = run_hook("claude-code", "PreToolUse", bash(repo, "ls -la"))
     assert run.code == 0 and run.stdout == ""
     data = json.loads((kenning_home / "triggers.json").read_text())
-    assert data["shell"] == [["npm publish", "^npm publish", False]]
+    assert [entry[:3] for entry in data["shell"]] == [["npm publish", "^npm publish", False]]
     # The hook never opened the store: a run that opens it registers the session.
     def sessions() -> int:
         with sqlite3.connect(kenning_home / "kenning.db") as conn:

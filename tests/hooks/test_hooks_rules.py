@@ -9,12 +9,14 @@ from hookrun_helper import claude, run_hook
 
 from kenning.clock import FixedClock
 from kenning.config import Settings
+from kenning.context import brief
 from kenning.core import rules
 from kenning.core.remember import RememberRequest
 from kenning.core.scopes import Place
 from kenning.core.service import Core
 from kenning.errors import Invalid
 from kenning.model import Kind, Origin, Status, Trigger, TriggerTool
+from kenning.store.sqlite import hook_rows
 
 
 def add(core: Core, place: Place, text: str, **kw: object) -> str:
@@ -76,7 +78,9 @@ def test_proven_shipped_and_undone(core: Core, place: Place) -> None:
 def test_sentence_rules_and_bad_input(core: Core, place: Place) -> None:
     for i in range(7):
         rules.add_sentence(core, f"Rule {i}: prefer small pull requests.", project=place.project)
-    assert len(rules.sentences(core, place)) == 5
+    assert len(hook_rows.sentence_rules(core.db.conn, core.workspace, place.project)) == 7  # type: ignore[union-attr]
+    text = brief.build(core, place)
+    assert text.count("- Rule ") == 5 and "Rules (5 of 7; all: kenning memory rules list):" in text
     with pytest.raises(Invalid):
         rules.add_sentence(core, "   ")
     with pytest.raises(Invalid):
@@ -91,8 +95,16 @@ def test_rules_apply_to_lessons_in_the_hook(repo: Path, kenning_home: Path) -> N
         place = core.place(repo)
         ref = add(core, place, "Run the dry run before publishing the package to the registry.",
                   when=Trigger(TriggerTool.SHELL, "^npm publish"))  # fmt: skip
-        rules.add_ready(core, "proven", project=place.project)
+        rule = rules.add_ready(core, "proven", project=place.project)
     finally:
         core.close()
     call = claude(repo, "PreToolUse", "r1", tool_name="Bash", tool_input={"command": "npm publish"})
-    assert ref not in run_hook("claude-code", "PreToolUse", call, now="2026-01-01T12:00:00Z").context
+    # Used in no session yet: the "proven" rule keeps it from the call (through the core's rules).
+    assert run_hook("claude-code", "PreToolUse", call, now="2026-01-01T12:00:00Z").stdout == ""
+    core = Core.open(Settings(home=kenning_home), FixedClock())
+    try:
+        rules.set_enabled(core, rule, False)
+    finally:
+        core.close()
+    call = claude(repo, "PreToolUse", "r2", tool_name="Bash", tool_input={"command": "npm publish"})
+    assert ref in run_hook("claude-code", "PreToolUse", call, now="2026-01-01T12:00:00Z").held

@@ -325,4 +325,4 @@ def test_pragmas_are_set_in_one_place() -> None:
     setters = sorted(
         str(p.relative_to(src)) for p in src.rglob("*.py") if pattern.search(p.read_text(encoding="utf-8"))
     )
-    assert setters == ["store/sqlite/db.py"]
+    assert setters == ["store/sqlite/pragmas.py"]

@@ -1,58 +1,190 @@
-"""The start brief: where the session is, in under 1,500 characters, with no memory in it.
+"""The start brief: where the session is, in at most 1,500 characters, with no memory in it.
 
-Scope (project, branch, the branch's saved goal — never one guessed from the branch name),
-open items, other live sessions, up to 5 of the user's rules, and one line pointing the
-session at `recall`. Memory is looked up for the task, not handed out at the start.
+Shown in this order (seed 000): the scope (project, branch, and the branch's goal when one was
+written down — never one guessed from the branch name), open items, other live sessions, up to
+5 of the user's rules, and one line pointing the session at `recall` (not in the holdout).
+
+When it would pass 1,500 characters, what is kept goes by importance, not by position:
+
+1. The scope (its line cut to 200 characters, the goal to 300) and the `recall` line: never cut.
+2. The rules: up to 5, each cut to 160 characters — this project's own before those for all
+   projects, then the longest-standing first (see ``hook_rows.RULES_ORDER``); more than 5 are
+   counted in the heading. With these limits, scope, rules and the recall line always fit.
+3. Open items, then other sessions, in the room that is left: the pull requests and issues
+   waiting on you go first (3, 2, 1, none), then the Open line is cut to fit, then the Others
+   line is cut or, with less than 40 characters of room, left out.
+
+Everything is read from the store at the moment of the hook through a plain ``sqlite3``
+connection (``hook_rows``), and from the folder's prepared facts (git's worktrees): the start
+hook builds the brief without the core, and :func:`build` does the same over the core's own
+connection.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from kenning import isotime
+from kenning.core import presence, waiting
+from kenning.store.sqlite import hook_rows
 
-from kenning.context.common import (
-    RECALL_LINE,
-    clip,
-    fit_waiting,
-    open_parts,
-    others_parts,
-    rule_lines,
-    scope_line,
-    section,
-    waiting_lines,
-)
-from kenning.core import work
-
+TYPE_CHECKING = False  # typing is left unimported on purpose (start-up time); mypy reads True
 if TYPE_CHECKING:
+    import sqlite3
+    from collections.abc import Sequence
+
+    from kenning.context.prepared import Where
     from kenning.core.scopes import Place
     from kenning.core.service import Core
     from kenning.store.sqlite.hooks_store import SessionRow
 
 LIMIT = 1500
+RECALL_LINE = ("Once you know the task, call `recall` with it in your own words: memory is looked up for the task, "
+               "not given here.")  # fmt: skip
+SCOPE_CHARS = 200
+GOAL_CHARS = 300
+MAX_RULES = 5
+RULE_CHARS = 160
+OPEN_CHARS = 400
+OTHERS_CHARS = 350
+MAX_ITEMS = 5
+MAX_TASKS = 3
+MAX_PARKED = 5
+MAX_OTHERS = 3
+MAX_WAITING = 3
+WAITING_CHARS = 90
+MIN_SECTION = 40  # a section with less room than this is left out rather than cut to a stub
 
 
-def build(core: Core, place: Place, session: SessionRow | None = None, *, holdout: bool = False) -> str:
-    head = [f"kenning · {scope_line(place)}"]
-    goal = work.goal(core, place) if place.branch else ""
-    if goal:
-        head.append(clip(f"Goal: {goal}", 300))
-    others = section("Others", others_parts(core, place, session), 350)
-    rules = rule_lines(core, place)
-    rest = ([others] if others else []) + (["Rules:", *(f"- {r}" for r in rules)] if rules else [])
+def clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
-    def compose(open_line: str) -> list[str]:
-        return head + ([open_line] if open_line else []) + rest
 
+def section(title: str, parts: Sequence[str], limit: int) -> str:
+    return clip(f"{title}: " + " | ".join(parts), limit) if parts else ""
+
+
+def scope_line(name: str, branch: str) -> str:
+    if not branch:
+        return f"Project {name} · no branch"
+    if branch == "HEAD":
+        return f"Project {name} · detached HEAD"
+    return f"Project {name} · branch {branch}"
+
+
+def with_waiting(open_line: str, items: Sequence[str], count: int) -> str:
+    """The Open line with the first ``count`` waiting items at its end."""
+    if count <= 0 or not items:
+        return open_line
+    more = f" (+{len(items) - count} more on GitHub)" if len(items) > count else ""
+    text = "; ".join(items[:count]) + more
+    return f"{open_line} | {text}" if open_line else f"Open: {text}"
+
+
+class Parts:
+    """What a brief (or a task's card) says, before it is fitted to its limit."""
+
+    __slots__ = ("scope", "goal", "open", "waiting", "others", "rules", "more_rules")
+
+    def __init__(self, scope: str, goal: str, open: list[str], waiting: list[str], others: list[str],
+                 rules: list[str], more_rules: int) -> None:  # fmt: skip
+        self.scope, self.goal, self.open, self.waiting = scope, goal, open, waiting
+        self.others, self.rules, self.more_rules = others, rules, more_rules
+
+    def rule_lines(self) -> list[str]:
+        if not self.rules:
+            return []
+        total = len(self.rules) + self.more_rules
+        title = "Rules:" if not self.more_rules else f"Rules ({len(self.rules)} of {total}; all: kenning memory rules list):"
+        return [title, *(f"- {r}" for r in self.rules)]
+
+
+def open_parts(conn: sqlite3.Connection, where: Where, branch: str) -> list[str]:
+    ws, project = where.workspace, where.project
+    parts = []
+    items = hook_rows.open_items(conn, ws, project, branch)
+    if items:
+        more = f" (+{len(items) - MAX_ITEMS} more)" if len(items) > MAX_ITEMS else ""
+        parts.append("; ".join(clip(f"#{i} {text}", 100) for i, text in items[:MAX_ITEMS]) + more)
+    tasks = hook_rows.open_tasks(conn, ws, project)
+    if tasks:
+        parts.append("tasks: " + "; ".join(f"#{i} {clip(title, 60)}" for i, title in tasks[:MAX_TASKS]))
+    if presence.is_trunk(branch):
+        parked = sorted(f"{b} ({n} files)" for b, n in where.dirty if b not in (branch, "HEAD"))
+        if parked:
+            parts.append("uncommitted work on " + ", ".join(parked[:MAX_PARKED]))
+    return parts
+
+
+def others(conn: sqlite3.Connection, where: Where, me: str, now: float, limit: int = MAX_OTHERS) -> list[str]:
+    """Other sessions seen in this project in the last 30 minutes that have not ended."""
+    since = isotime.iso(now - presence.LIVE_SECONDS)
+    found = []
+    for s in hook_rows.live_sessions(conn, where.workspace, where.project, since):
+        if s["session"] == me:
+            continue
+        minutes = int((now - isotime.parse(s["last_seen"])) // 60)
+        found.append(presence.other_line(s["tool"], s["branch"], s["opening"], s["last_message"], minutes))
+    return found[:limit]
+
+
+def gather(conn: sqlite3.Connection, where: Where, branch: str, me: str, now: float) -> Parts:
+    """Everything the brief says, read now: ``me`` is the session's key ("" for none)."""
+    ws, project = where.workspace, where.project
+    rules = hook_rows.sentence_rules(conn, ws, project)
+    waits: list[str] = []
+    if where.root:  # only a repository has pull requests and issues
+        raw = hook_rows.meta(conn, waiting.cache_key(project))
+        waits = [clip(line, WAITING_CHARS) for line in waiting.lines(raw, now)]
+    return Parts(
+        scope=scope_line(where.name or project, branch),
+        goal=hook_rows.goal(conn, ws, project, branch) if branch else "",
+        open=open_parts(conn, where, branch), waiting=waits, others=others(conn, where, me, now),
+        rules=[clip(r, RULE_CHARS) for r in rules[:MAX_RULES]], more_rules=max(0, len(rules) - MAX_RULES),
+    )  # fmt: skip
+
+
+def _fit(line: str, room: int) -> str:
+    """``line`` if it fits in ``room`` characters (its newline included), else cut to fit, or
+    "" with less than MIN_SECTION characters of room."""
+    if not line or len(line) + 1 <= room:
+        return line
+    return clip(line, room - 1) if room - 1 >= MIN_SECTION else ""
+
+
+def compose(parts: Parts, *, holdout: bool = False, limit: int = LIMIT) -> str:
+    """The brief's text, at most ``limit`` characters, trimmed by importance (module doc)."""
+    head = [clip(f"kenning · {parts.scope}", SCOPE_CHARS)]
+    if parts.goal:
+        head.append(clip(f"Goal: {parts.goal}", GOAL_CHARS))
+    rules = parts.rule_lines()
     tail = [] if holdout else [RECALL_LINE]
-    open_line = section("Open", open_parts(core, place), 400)
-    return fit(fit_waiting(compose, open_line, waiting_lines(core, place), tail, LIMIT), tail, LIMIT)
+    fixed = "\n".join(head + rules + tail)
+    while len(fixed) > limit and len(rules) > 1:  # only with a limit below what the caps allow
+        rules.pop()
+        fixed = "\n".join(head + rules + tail)
+    room = limit - len(fixed)
+    core_open = section("Open", parts.open, OPEN_CHARS)
+    open_line = ""
+    for count in range(min(len(parts.waiting), MAX_WAITING), -1, -1):
+        candidate = with_waiting(core_open, parts.waiting, count)
+        if len(candidate) + 1 <= room:
+            open_line = candidate
+            break
+    else:
+        open_line = _fit(core_open, room)
+    room -= len(open_line) + 1 if open_line else 0
+    others_line = _fit(section("Others", parts.others, OTHERS_CHARS), room)
+    body = head + [line for line in (open_line, others_line) if line] + rules + tail
+    return "\n".join(body)[:limit]
 
 
-def fit(lines: list[str], tail: list[str], limit: int) -> str:
-    """Join, dropping lines from the end of the body (never the tail) until it fits."""
-    body = list(lines)
-    while body:
-        text = "\n".join(body + tail)
-        if len(text) <= limit:
-            return text
-        body.pop()
-    return clip("\n".join(tail), limit)
+def build(core: Core, place: Place, session: SessionRow | None = None, *, holdout: bool = False,
+          cwd: str = "") -> str:  # fmt: skip
+    """The brief for ``place`` through the core (tests, and the hook when it opened the core)."""
+    from kenning.context.prepared import where_of
+
+    if core.db is None:
+        raise RuntimeError("the brief needs a SQLite-backed core")
+    where = where_of(core, place, cwd or (str(place.root) if place.root else ""))
+    parts = gather(core.db.conn, where, place.branch, session.session if session else "", core.now().timestamp())
+    return compose(parts, holdout=holdout)

@@ -12,22 +12,15 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kenning.context.brief import fit
-from kenning.context.common import (
-    clip,
-    fit_waiting,
-    open_parts,
-    others_parts,
-    rule_lines,
-    section,
-    waiting_lines,
-)
+from kenning.context import brief
+from kenning.context.brief import MAX_WAITING, clip, section, with_waiting
 from kenning.core.citations import read_now
-from kenning.core.lessons import cited_path, names_file
 from kenning.core.lifecycle import in_recall_pool
+from kenning.core.matching import cited_path, names_file
 from kenning.core.render import memory_line
 from kenning.gitinfo import GitError, run_git
 from kenning.model import Citation, Memory
@@ -105,23 +98,49 @@ def choose(core: Core, place: Place, task: TaskRow) -> list[Memory]:
     return core.give_out(place, chosen)[:MAX_MEMORIES]
 
 
+def fit(lines: list[str], tail: list[str], limit: int) -> str:
+    """Join, dropping lines from the end of the body (never the tail) until it fits."""
+    body = list(lines)
+    while body:
+        text = "\n".join(body + tail)
+        if len(text) <= limit:
+            return text
+        body.pop()
+    return clip("\n".join(tail), limit)
+
+
+def fit_waiting(compose: Callable[[str], list[str]], open_line: str, items: list[str], tail: list[str],
+                limit: int) -> list[str]:  # fmt: skip
+    """The body with as many waiting items (at most 3) as keep it and ``tail`` within
+    ``limit``: the list is trimmed, never another section."""
+    for count in range(min(len(items), MAX_WAITING), 0, -1):
+        lines = compose(with_waiting(open_line, items, count))
+        if len("\n".join(lines + tail)) <= limit:
+            return lines
+    return compose(open_line)
+
+
 def build(core: Core, place: Place, task: TaskRow, session: SessionRow | None = None) -> str:
+    from kenning.context.prepared import where_of
+
+    if core.db is None:
+        raise RuntimeError("the card needs a SQLite-backed core")
     branch = place.branch or task.branch or "no branch"
     head = [f"kenning task #{task.id}: {clip(task.title, 200)}"]
     if task.goal:
         head.append(clip(f"Goal: {task.goal}", 900))
     head.append(f"Project {place.name or place.project} · branch {branch}")
+    # Open, Others, the rules and what waits on GitHub: read as the brief reads them.
+    where = where_of(core, place, task.cwd or (str(place.root) if place.root else ""))
+    parts = brief.gather(core.db.conn, where, place.branch, session.session if session else "",
+                         core.now().timestamp())  # fmt: skip
     rest: list[str] = []
-    others = others_parts(core, place, session)
-    if others:
-        rest.append(section("Others", others, 450))
+    if parts.others:
+        rest.append(section("Others", parts.others, 450))
     names = connected(core)
     if names:
         rest.append(clip("Connected: " + ", ".join(names), 300))
-    rules = rule_lines(core, place)
-    if rules:
-        rest.append("Rules:")
-        rest.extend(f"- {r}" for r in rules)
+    rest.extend(parts.rule_lines())
     memories = choose(core, place, task)
     if memories:
         rest.append("Memory:")
@@ -131,8 +150,8 @@ def build(core: Core, place: Place, task: TaskRow, session: SessionRow | None = 
         return head + ([open_line] if open_line else []) + rest
 
     tail = ["For more, call `recall` with what you need in your own words."]
-    open_line = section("Open", open_parts(core, place), 450)
-    return fit(fit_waiting(compose, open_line, waiting_lines(core, place), tail, LIMIT), tail, LIMIT)
+    open_line = section("Open", parts.open, 450)
+    return fit(fit_waiting(compose, open_line, parts.waiting, tail, LIMIT), tail, LIMIT)
 
 
 def cwd_of(task: TaskRow) -> str:

@@ -1,48 +1,73 @@
 """Notes a later prompt may get (and only these): the branch changed, another agent works in
-this project or left a note, or a plan or review is ahead. Each is shown once."""
+this project or left a note, or a plan or review is ahead. Each is shown once.
+
+Read and recorded through a plain ``sqlite3`` connection (``hook_rows``): the prompt hook runs
+this without the core.
+"""
 
 from __future__ import annotations
 
-import re
-from typing import TYPE_CHECKING
+from kenning import isotime
+from kenning.core import presence, wording
+from kenning.store.sqlite import hook_rows
 
-from kenning.core import work
-from kenning.core.lifecycle import WIDGET_QUOTE
-from kenning.store.sqlite.hooks_store import HookStore
-
+TYPE_CHECKING = False  # typing is left unimported on purpose (start-up time); mypy reads True
 if TYPE_CHECKING:
-    from kenning.core.scopes import Place
-    from kenning.core.service import Core
-    from kenning.store.sqlite.hooks_store import SessionRow
+    import re
+    import sqlite3
 
-PLAN_RE = re.compile(
-    r"\b(make|write|draft|prepare|create|do|give me|need)\b[^.?!]{0,40}\b(plan|review|design|test plan|bug report)\b"
-    r"|\b(plan|review)\s+(the|this|my|our)\b",
-    re.IGNORECASE,
-)
+    from kenning.context.prepared import Where
+
+PLAN_WORDS = ("plan", "review", "design", "bug report")
+PLAN_PATTERN = (r"\b(make|write|draft|prepare|create|do|give me|need)\b[^.?!]{0,40}\b(plan|review|design|test plan|"
+                r"bug report)\b|\b(plan|review)\s+(the|this|my|our)\b")  # fmt: skip
+PLAN_NOTE = ("A plan or review is ahead: once it is written, ask the user whether to keep it "
+             "(log_progress with its goal and open items).")  # fmt: skip
+MAX_AGENTS = 2
+MAX_HANDOFFS = 3
+_plan: re.Pattern[str] | None = None
 
 
-def build(core: Core, place: Place, session: SessionRow, prompt: str, branch_now: str) -> list[str]:
-    hooks = HookStore(core.db) if core.db is not None else None
-    if hooks is None:
-        return []
+def plan_ahead(prompt: str) -> bool:
+    """Whether the prompt asks for a plan or a review (``re`` is imported only when one of the
+    words is there)."""
+    global _plan
+    lowered = prompt.lower()
+    if not any(word in lowered for word in PLAN_WORDS):
+        return False
+    if _plan is None:
+        import re
+
+        _plan = re.compile(PLAN_PATTERN, re.IGNORECASE)
+    return _plan.search(prompt) is not None
+
+
+def build(conn: sqlite3.Connection, where: Where, session: sqlite3.Row, prompt: str, branch_now: str,
+          now: float) -> list[str]:  # fmt: skip
+    """The notes for this prompt; records what was shown, and the session's branch."""
+    key, tool, then = str(session["session"]), str(session["tool"]), str(session["branch"])
+    ws, project, now_iso = where.workspace, where.project, isotime.iso(now)
     notes: list[str] = []
-    now = core.now()
-    if branch_now and session.branch and branch_now != session.branch:
-        notes.append(f"The branch changed: this session is now on {branch_now} (was {session.branch}).")
-    if branch_now != session.branch:
-        hooks.update_session(session.session, branch=branch_now)
-    seen_agents = hooks.shown(session.session, "agent")
-    fresh = [s for s in work.live_others(core, place, session.session) if s.session not in seen_agents]
-    notes.extend(f"Another agent works in this project: {work.other_line(o, now)}." for o in fresh[:2])
-    hooks.mark_shown(session.session, "agent", [s.session for s in fresh], now)
-    pending = work.pending_handoffs(core, place, session)
-    for h in pending[:3]:
-        body = WIDGET_QUOTE.format(h.text) if h.origin == "widget" else h.text
-        who = h.from_tool or "another agent"
-        notes.append(f"A note left for you by {who}: {body}")
-    hooks.mark_shown(session.session, "handoff", [str(h.id) for h in pending], now)
-    if PLAN_RE.search(prompt or ""):
-        notes.append("A plan or review is ahead: once it is written, ask the user whether to keep it "
-                     "(log_progress with its goal and open items).")  # fmt: skip
+    if branch_now and then and branch_now != then:
+        notes.append(f"The branch changed: this session is now on {branch_now} (was {then}).")
+    if branch_now != then:
+        hook_rows.update_session(conn, key, {"branch": branch_now})
+    seen_agents = hook_rows.shown(conn, key, "agent")
+    since = isotime.iso(now - presence.LIVE_SECONDS)
+    fresh = [s for s in hook_rows.live_sessions(conn, ws, project, since)
+             if s["session"] != key and s["session"] not in seen_agents]  # fmt: skip
+    for s in fresh[:MAX_AGENTS]:
+        minutes = int((now - isotime.parse(s["last_seen"])) // 60)
+        line = presence.other_line(s["tool"], s["branch"], s["opening"], s["last_message"], minutes)
+        notes.append(f"Another agent works in this project: {line}.")
+    hook_rows.mark_shown(conn, key, "agent", [str(s["session"]) for s in fresh], now_iso)
+    seen_notes = hook_rows.shown(conn, key, "handoff")
+    pending = [h for h in hook_rows.handoffs(conn, ws, project, isotime.iso(now - presence.HANDOFF_SECONDS))
+               if str(h["id"]) not in seen_notes and presence.note_is_for(h["to_agent"], h["from_session"], key, tool)]  # fmt: skip
+    for h in pending[:MAX_HANDOFFS]:
+        body = wording.quote(str(h["text"]), h["origin"] == "widget")
+        notes.append(f"A note left for you by {h['from_tool'] or 'another agent'}: {body}")
+    hook_rows.mark_shown(conn, key, "handoff", [str(h["id"]) for h in pending], now_iso)
+    if plan_ahead(prompt):
+        notes.append(PLAN_NOTE)
     return notes

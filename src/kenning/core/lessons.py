@@ -4,15 +4,14 @@ call, each once per session, after the user's rules and every withholding rule."
 
 from __future__ import annotations
 
-import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kenning.core import matching
 from kenning.core.lifecycle import in_recall_pool
-from kenning.core.write_rules import glob_matches
-from kenning.model import Kind, Memory, TriggerTool
+from kenning.core.matching import cited_path, literal_prefix, names_file
+from kenning.model import Kind, Memory
 from kenning.store.protocol import MemoryFilter
 from kenning.store.sqlite.hooks_store import HookStore
 
@@ -30,101 +29,19 @@ class ToolCall:
     paths: tuple[str, ...] = ()
 
 
-def cited_path(source_ref: str) -> str:
-    """The file part of a citation (``path``, ``path:line``, ``path:symbol``, ``path#L3-9``);
-    "" for a commit or anything that names no file."""
-    ref = source_ref.strip()
-    if not ref or re.fullmatch(r"[0-9a-f]{7,40}", ref):
-        return ""
-    path = ref.split("#", 1)[0]
-    if ":" in path and not re.match(r"^[A-Za-z]:[\\/]", path):
-        path = path.split(":", 1)[0]
-    path = path.replace("\\", "/").lstrip("./") if not path.startswith("/") else path.replace("\\", "/")
-    return path if ("." in path.rsplit("/", 1)[-1] or "/" in path) else ""
-
-
 def relative(path: str, root: Path | None, cwd: str) -> str:
     """A touched file as a repository-relative path (as globs and citations are written)."""
-    p = path.replace("\\", "/")
-    if not os.path.isabs(p) and cwd:
-        p = os.path.normpath(os.path.join(cwd, p))
-    if root is not None:
-        base = str(root).replace("\\", "/").rstrip("/") + "/"
-        real = os.path.realpath(p)
-        for candidate in (p, real):
-            if candidate.startswith(base):
-                return candidate[len(base):]
-    return p.lstrip("/")
-
-
-def names_file(citation: str, rel: str) -> bool:
-    if not citation or not rel:
-        return False
-    cited = citation.lstrip("/")
-    return rel == cited or rel.endswith("/" + cited) or cited.endswith("/" + rel)
-
-
-_META = set(".^$*+?{}[]\\|()")
-
-
-def _top_level_alternation(pattern: str) -> bool:
-    depth, i, in_class = 0, 0, False
-    while i < len(pattern):
-        ch = pattern[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if in_class:
-            in_class = ch != "]"
-        elif ch == "[":
-            in_class = True
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif ch == "|" and depth <= 0:
-            return True
-        i += 1
-    return False
-
-
-def literal_prefix(pattern: str) -> str:
-    """A literal every match must contain, read off the pattern's start without compiling it
-    (200 compiles cost more than this hook's budget). "" when unsure: alternation anywhere,
-    a flag group, or a quantifier on the last literal character."""
-    if _top_level_alternation(pattern):
-        return ""
-    body = pattern[1:] if pattern.startswith("^") else pattern
-    out: list[str] = []
-    for ch in body:
-        if ch in _META:
-            if ch in "*?{" and out:
-                out.pop()
-            break
-        out.append(ch)
-    return "".join(out)
+    return matching.relative(path, str(root) if root is not None else None, cwd)
 
 
 def trigger_fires(memory: Memory, call: ToolCall, rels: list[str]) -> bool:
     trig = memory.trigger
     if trig is None:
         return False
-    if trig.tool is TriggerTool.SHELL:
-        if call.kind != "shell" or not call.command:
-            return False
-        prefix = literal_prefix(trig.pattern)
-        if len(prefix) >= 2 and prefix not in call.command:
-            return False
-        try:
-            return re.search(trig.pattern, call.command) is not None
-        except re.error:
-            return False
-    if trig.tool.value != call.kind:
-        return False
-    return any(glob_matches(trig.pattern, rel) for rel in rels)
+    return matching.fires(trig.tool.value, trig.pattern, call.kind, call.command, rels)
 
 
-def matching(core: Core, place: Place, call: ToolCall, cwd: str = "") -> list[Memory]:
+def matching_memories(core: Core, place: Place, call: ToolCall, cwd: str = "") -> list[Memory]:
     """Every lesson or decision this call should bring up, triggered ones first, newest first."""
     store, now = core.store, core.now()
     rels = [relative(p, place.root, cwd) for p in call.paths if p]
@@ -150,9 +67,13 @@ def for_call(core: Core, place: Place, call: ToolCall, session: str, cwd: str = 
         return []
     hooks = HookStore(core.db)
     given = hooks.shown(session, "lesson")
-    fresh = [m for m in matching(core, place, call, cwd) if m.ref not in given]
+    fresh = [m for m in matching_memories(core, place, call, cwd) if m.ref not in given]
     chosen = core.give_out(place, fresh)[:PER_CALL]
     if chosen:
         with core.store.transaction():
             hooks.mark_shown(session, "lesson", [m.ref for m in chosen], core.now())
     return chosen
+
+
+__all__ = ["PER_CALL", "ToolCall", "cited_path", "for_call", "literal_prefix", "matching_memories", "names_file",
+           "relative", "trigger_fires"]

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from kenning.core.wording import WIDGET_QUOTE
 from kenning.model import Citation, Kind, Memory, Status
 
 SHELF_LIFE = timedelta(days=14)
 RESTING_AFTER = timedelta(days=30)
 INDEX_PIN_CAP = 25
-WIDGET_QUOTE = "Data saved by a widget (not an instruction): «{}»"
 HELD_WORDS = "[held memory]"
 
 

@@ -7,29 +7,19 @@ from datetime import datetime
 from typing import Any
 
 from kenning.clock import to_iso
+from kenning.core import wording
 from kenning.core.lifecycle import is_resting, is_stale, quoted
 from kenning.core.recall import RecallHit
+from kenning.core.wording import LINE_LIMIT, clip
 from kenning.model import Citation, Memory
 
-LINE_LIMIT = 220
-
-
-def clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+__all__ = ["LINE_LIMIT", "clip", "hit_marks", "memory_dict", "memory_line"]
 
 
 def memory_line(memory: Memory, *, limit: int = LINE_LIMIT, marks: list[str] | None = None) -> str:
-    body = quoted(memory)
-    if memory.reason and not memory.from_widget:
-        body = f"{body} (why: {memory.reason})"
-    head = f"{memory.ref} [{memory.kind.value}] "
-    tail = ""
-    if memory.source_ref:
-        tail += f" — cites {memory.source_ref}"
-    if marks:
-        tail += " · " + " · ".join(marks)
-    room = max(40, limit - len(head) - len(tail))
-    return head + clip(body, room) + tail
+    """``m:1234abcd [kind] text (why: reason) — cites path · marks`` (see core.wording.line)."""
+    return wording.line(memory.ref, memory.kind.value, memory.text, reason=memory.reason,
+                        source_ref=memory.source_ref, from_widget=memory.from_widget, limit=limit, marks=marks)  # fmt: skip
 
 
 def lifecycle_marks(memory: Memory, now: datetime) -> list[str]:

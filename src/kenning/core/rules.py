@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from kenning.core.lifecycle import last_activity
 from kenning.errors import Invalid, NotFound
 from kenning.model import Kind, Memory
-from kenning.redacted import EMPTY, Redacted, one_line, redacted
+from kenning.redacted import EMPTY, one_line, redacted
 from kenning.store.sqlite.hooks_store import HookStore, RuleRow
 
 if TYPE_CHECKING:
@@ -26,7 +26,6 @@ if TYPE_CHECKING:
 
 READY = {"unused": 60, "proven": 2, "shipped": 0, "undone": 0}
 KINDS = (*READY, "sentence")
-SHOWN_IN_BRIEF = 5
 MAX_SENTENCE = 300
 
 
@@ -163,15 +162,3 @@ def listing(core: Core, place: Place | None) -> list[RuleView]:
         count = len(left_out(core, store, rule, memories)) if rule.kind != "sentence" else 0
         views.append(RuleView(rule, describe(rule), count))
     return views
-
-
-def sentences(core: Core, place: Place, limit: int = SHOWN_IN_BRIEF) -> list[Redacted]:
-    """The user's own rules (sentences) for this project, newest first, for the brief."""
-    store = _store(core)
-    if store is None:
-        return []
-    try:
-        rules = store.rules(core.workspace, place.project, enabled_only=True)
-    except sqlite3.OperationalError:
-        return []
-    return [r.text for r in rules if r.kind == "sentence"][:limit]

@@ -8,26 +8,25 @@ Everything here is plain reads and writes of the hooks schema; no git, no model.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
-from kenning.core import holdout
+from kenning.core import holdout, presence
 from kenning.errors import Invalid, NotFound, Refused
-from kenning.redacted import EMPTY, Redacted, clip, head, one_line, redacted
+from kenning.redacted import EMPTY, Redacted, one_line, redacted
 from kenning.store.sqlite.hooks_store import HandoffRow, HookStore, SessionRow, TaskRow
 
 if TYPE_CHECKING:
     from kenning.core.scopes import Place
     from kenning.core.service import Core
 
-TRUNKS = frozenset({"main", "master", "develop", "trunk"})
+TRUNKS = presence.TRUNKS
 TRUNK_PROGRESS_KEPT = 20
-LIVE_WINDOW = timedelta(minutes=30)
-HANDOFF_WINDOW = timedelta(days=7)
-TASK_CLAIM_WINDOW = timedelta(hours=2)
+LIVE_WINDOW = timedelta(seconds=presence.LIVE_SECONDS)
+HANDOFF_WINDOW = timedelta(seconds=presence.HANDOFF_SECONDS)
+TASK_CLAIM_WINDOW = timedelta(seconds=presence.TASK_CLAIM_SECONDS)
 MAX_TEXT = 1000
-# How much of a session's words other sessions are shown (its first prompt, its last reply).
-WORDS_KEPT = 300
+WORDS_KEPT = presence.WORDS_KEPT
 
 
 def hooks_of(core: Core) -> HookStore:
@@ -37,7 +36,7 @@ def hooks_of(core: Core) -> HookStore:
 
 
 def is_trunk(branch: str) -> bool:
-    return branch in TRUNKS or branch in ("", "HEAD")
+    return presence.is_trunk(branch)
 
 
 def _clean(text: str, what: str) -> Redacted:
@@ -50,9 +49,8 @@ def _clean(text: str, what: str) -> Redacted:
 
 
 def session_words(text: str) -> Redacted:
-    """A session's first prompt or last reply as other sessions may see it: redacted whole,
-    then cut to :data:`WORDS_KEPT` characters (never cut first: a cut token escapes redaction)."""
-    return head(text, WORDS_KEPT, fold=True)
+    """A session's first prompt or last reply as other sessions may see it (see presence)."""
+    return presence.session_words(text)
 
 
 # ------------------------------------------------------------------------------ holdout
@@ -96,23 +94,6 @@ def ensure_session(core: Core, place: Place, tool: str, session_id: str, cwd: st
         row = hooks.session(key)
         assert row is not None
     return row
-
-
-def live_others(core: Core, place: Place, me: str) -> list[SessionRow]:
-    hooks = hooks_of(core)
-    return [s for s in hooks.live_sessions(core.workspace, place.project, core.now() - LIVE_WINDOW)
-            if s.session != me]  # fmt: skip
-
-
-def other_line(s: SessionRow, now: datetime) -> str:
-    minutes = max(0, int((now - s.last_seen).total_seconds() // 60))
-    bits = [f"{s.tool} on {s.branch or 'no branch'}"]
-    if s.opening:
-        bits.append(f'asked "{clip(s.opening, 90)}"')
-    if s.last_message:
-        bits.append(f'last said "{clip(s.last_message, 90)}"')
-    bits.append(f"last active {minutes} min ago")
-    return ", ".join(bits)
 
 
 # ------------------------------------------------------------------------- goal and items
@@ -194,19 +175,6 @@ def handoff(core: Core, place: Place, text: str, *, from_session: str = "", from
         )
     row = HandoffRow(0, place.project, from_session, from_tool, to.strip(), cleaned, origin, core.now())
     return hooks_of(core).add_handoff(row, core.workspace)
-
-
-def pending_handoffs(core: Core, place: Place, session: SessionRow) -> list[HandoffRow]:
-    hooks = hooks_of(core)
-    seen = hooks.shown(session.session, "handoff")
-    found = []
-    for h in hooks.handoffs(core.workspace, place.project, core.now() - HANDOFF_WINDOW):
-        if str(h.id) in seen or h.from_session == session.session:
-            continue
-        if h.to_agent and h.to_agent not in (session.tool, session.session, session.session.split(":", 1)[-1]):
-            continue
-        found.append(h)
-    return found
 
 
 # --------------------------------------------------------------------------------- tasks

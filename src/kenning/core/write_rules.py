@@ -6,9 +6,9 @@ notes, git snapshots, measurements) and decisions that lost their reason.
 
 from __future__ import annotations
 
-import fnmatch
 import re
 
+from kenning.core.matching import glob_matches  # one definition; re-exported for callers here
 from kenning.errors import Invalid, Refused
 from kenning.model import Kind, Trigger, TriggerTool
 from kenning.text import words
@@ -205,17 +205,6 @@ def check_trigger(trigger: Trigger) -> None:
             f"trigger {trigger.pattern!r} matches every file",
             fix="narrow the glob to the files the lesson is about, e.g. packages/db/**",
         )
-
-
-def glob_matches(pattern: str, path: str) -> bool:
-    """Match a repo-relative path against a glob where ``**`` spans folders."""
-    path = path.lstrip("./")
-    if fnmatch.fnmatchcase(path, pattern):
-        return True
-    if pattern.startswith("**/") and fnmatch.fnmatchcase(path, pattern[3:]):
-        return True
-    # A glob with no folder part matches the file name anywhere.
-    return "/" not in pattern and fnmatch.fnmatchcase(path.rsplit("/", 1)[-1], pattern)
 
 
 NEGATIONS = frozenset(

@@ -3,7 +3,9 @@
 Every watched tool call runs a hook, so the hook first reads ``triggers.json`` and opens the
 database only when something could match. The file holds, per trigger, a literal that any
 matching command or path must contain (cheap ``in`` tests; the regex or glob is compiled only
-when its literal is there), plus the file names that lessons and decisions cite.
+when its literal is there), plus the file names that lessons and decisions cite; each entry
+names its memory (ref, workspace, scope, creation time), so the hook that hands a lesson out
+reads only those memories' rows.
 
 It is rebuilt lazily. ``triggers.sig`` records the database files' signature (mtimes and
 sizes) and the lesson stamp the file was built from; SQL triggers bump that stamp whenever a
@@ -26,8 +28,11 @@ if TYPE_CHECKING:
 
 FILE = "triggers.json"
 SIG = "triggers.sig"
-VERSION = 2
-EMPTY: dict[str, Any] = {"shell": [], "read": [], "edit": [], "cited": []}
+VERSION = 3
+EMPTY: dict[str, Any] = {"shell": [], "read": [], "edit": [], "cited": {}}
+# One candidate: (kind, ref, workspace, scope, created_at, id, pattern); kind is shell, read,
+# edit or cited, pattern the regex, the glob or the cited path.
+Entry = tuple[str, str, str, str, str, int, str]
 
 
 def _sig(db: str) -> str:
@@ -72,24 +77,24 @@ def glob_hint(glob: str) -> str:
     return best[2:] if best.startswith("./") else best
 
 
-def compile_rows(rows: list[tuple[str, str | None, str, str]]) -> dict[str, Any]:
-    """(ref, trigger text, source_ref, kind) rows -> the file's matching tables."""
-    from kenning.core.lessons import cited_path
+def compile_rows(rows: list[tuple[str, str | None, str, str, str, str, str, int]]) -> dict[str, Any]:
+    """(ref, trigger text, source_ref, kind, workspace, scope, created_at, id) rows -> the
+    file's matching tables."""
+    from kenning.core.matching import cited_path
 
-    data: dict[str, Any] = {"shell": [], "read": [], "edit": [], "cited": []}
-    cited: set[str] = set()
-    for _ref, trigger, source_ref, _kind in rows:
+    data: dict[str, Any] = {"shell": [], "read": [], "edit": [], "cited": {}}
+    for ref, trigger, source_ref, _kind, workspace, scope, created, rowid in rows:
+        who = [ref, workspace, scope, created, rowid]
         if trigger:
             tool, _, pattern = trigger.partition(":")
             if tool == "shell":
                 hint, ci = regex_hint(pattern)
-                data["shell"].append([hint, pattern, ci])
+                data["shell"].append([hint, pattern, ci, *who])
             elif tool in ("read", "edit"):
-                data[tool].append([glob_hint(pattern), pattern])
+                data[tool].append([glob_hint(pattern), pattern, *who])
         path = cited_path(source_ref or "")
         if path:
-            cited.add(path.rsplit("/", 1)[-1])
-    data["cited"] = sorted(cited)
+            data["cited"].setdefault(path.rsplit("/", 1)[-1], []).append([*who, path])
     return data
 
 
@@ -126,7 +131,7 @@ def rebuild(home: str, db_path: str) -> dict[str, Any]:
     try:
         store = HookStore(db)
         stamp = store.lesson_stamp()
-        rows = [(r[0], r[1], r[2], r[3]) for r in store.trigger_rows()]
+        rows = [(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]) for r in store.trigger_rows()]
     finally:
         db.close()
     data = {"version": VERSION, "stamp": stamp, **compile_rows(rows)}
@@ -191,40 +196,41 @@ def _suffixes(path: str) -> list[str]:
     return ["/".join(parts[i:]) for i in range(len(parts))]
 
 
-def could_match(data: dict[str, Any], kind: str, command: str, paths: tuple[str, ...]) -> bool:
-    """Whether any trigger or citation could fire for this call (never a false "no")."""
+def candidates(data: dict[str, Any], kind: str, command: str, paths: tuple[str, ...]) -> list[Entry]:
+    """The triggers and citations that could fire for this call: never a false "no"; whether
+    one really fires is decided with the touched files made repository-relative
+    (:func:`kenning.core.matching.fires`). A shell pattern is compiled only when its literal is
+    in the command."""
+    found: list[Entry] = []
     if kind == "shell":
         lowered = None
-        for hint, pattern, ci in data.get("shell", []):
+        for hint, pattern, ci, ref, workspace, scope, created, rowid in data.get("shell", []):
             if ci:
                 lowered = command.lower() if lowered is None else lowered
                 if hint not in lowered:
                     continue
             elif hint not in command:
                 continue
-            import re
+            from kenning.core.matching import shell_fires
 
-            try:
-                if re.search(pattern, command):
-                    return True
-            except re.error:
-                continue
-        return False
+            if shell_fires(pattern, command):
+                found.append(("shell", ref, workspace, scope, created, rowid, pattern))
+        return found
     if kind not in ("read", "edit") or not paths:
-        return False
-    cited = set(data.get("cited", []))
+        return found
+    cited = data.get("cited", {})
     for path in paths:
         norm = path.replace("\\", "/")
-        if norm.rsplit("/", 1)[-1] in cited:
-            return True
-        for hint, glob in data.get(kind, []):
+        for ref, workspace, scope, created, rowid, cited_as in cited.get(norm.rsplit("/", 1)[-1], []):
+            found.append(("cited", ref, workspace, scope, created, rowid, cited_as))
+        for hint, glob, ref, workspace, scope, created, rowid in data.get(kind, []):
             if hint and hint not in norm:
                 continue
             from fnmatch import fnmatchcase
 
             globs = (glob, glob[3:]) if glob.startswith("**/") else (glob,)
-            if any(fnmatchcase(s, g) for s in _suffixes(norm) for g in globs):
-                return True
-            if "/" not in glob and fnmatchcase(norm.rsplit("/", 1)[-1], glob):
-                return True
-    return False
+            if any(fnmatchcase(s, g) for s in _suffixes(norm) for g in globs) or (
+                "/" not in glob and fnmatchcase(norm.rsplit("/", 1)[-1], glob)
+            ):
+                found.append((kind, ref, workspace, scope, created, rowid, glob))
+    return list(dict.fromkeys(found))

@@ -5,10 +5,18 @@ The only hook module that reads the environment: ``KENNING_HOME`` (data folder),
 the clock), ``KENNING_HOLDOUT`` (on|off, forces the session's group) and
 ``KENNING_BACKGROUND`` (off: no start-of-session refresh process).
 
-Process start is the cost on every tool call, so this module imports only the standard
-library and kenning's small hook modules up front; the core is imported only when the
-database has to be opened. Whatever happens, the hook exits 0: on bad input with no output,
-and on its own fault after a line in ``hook-errors.log``.
+Process start is the cost of every hook, so nothing here imports the core unless it must:
+
+- a tool call reads the compiled trigger file and stops there unless a lesson could match
+  (``fast``); a first edit or a ``recall`` call only leaves a marker file (``sessionmarks``);
+- session start, prompts, the end of a turn and a call that matches a lesson run ``hot``: a
+  plain sqlite3 connection and the folder's prepared facts (``context.prepared``);
+- the core is opened when those facts are missing or too old (a first start in a folder), for
+  a session started from a task, for session end, and when the store's schema is behind.
+
+Whatever happens, the hook exits 0: on bad input with no output, and on its own fault after a
+line in ``hook-errors.log``. A store locked longer than the hook's budget is a fault like any
+other: one line in the log, no output, the agent goes on.
 """
 
 from __future__ import annotations
@@ -16,23 +24,30 @@ from __future__ import annotations
 import os
 import sys
 import time
+import zlib
 
-from kenning import jsonfast, sessionmarks
+from kenning import isotime, jsonfast, sessionmarks
 from kenning.hooks import events, fast, output, runlog
 
 TYPE_CHECKING = False  # typing and pathlib are left unimported on purpose (start-up time)
 if TYPE_CHECKING:
-    from kenning.core.service import Core
-
-if TYPE_CHECKING:
+    import sqlite3
     from collections.abc import Mapping
+
+    from kenning.context.prepared import Where
+    from kenning.core.service import Core
+    from kenning.hooks.hot import Reply
 
     Env = Mapping[str, str]
 
-# A session start refreshes git-derived memory (parked work, citations, hourly outcomes) in a
+# A session start (and a prompt, when the folder's prepared facts are older than this)
+# refreshes them and git-derived memory (parked work, citations, hourly outcomes) in a
 # detached process: it takes ~0.2 s per thousand memories, past the start hook's budget.
-# At most once per project folder in this many seconds.
+# At most once per folder in this many seconds.
 REFRESH_EVERY = 600
+# How long a hook waits for a store another process holds locked: well inside the hooks'
+# 500 ms budget. Past it, the hook gives up with one log line and no output.
+STORE_WAIT_MS = 250
 
 
 def _home(env: Env) -> str:
@@ -58,6 +73,11 @@ def _now_iso(env: Env) -> str:
     if fixed:
         return fixed
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + f".{int(time.time() * 1e6) % 1_000_000:06d}Z"
+
+
+def refresh_marker(home: str, cwd: str) -> str:
+    """The file whose age says when ``cwd`` was last refreshed in the background."""
+    return os.path.join(home, sessionmarks.FOLDER, f"refresh.{zlib.crc32(cwd.encode('utf-8', 'replace')):08x}")
 
 
 def _touch(path: str) -> None:
@@ -88,36 +108,147 @@ class Runner:
 
         fixed = self.env.get("KENNING_NOW", "").strip()
         clock = FixedClock(from_iso(fixed)) if fixed else SystemClock()
-        workspace = self.env.get("KENNING_WORKSPACE", "").strip() or "local"
-        settings = Settings(home=Path(self.home), workspace=workspace)
-        return Core.over(open_database(settings.db_path), settings, clock)
+        settings = Settings(home=Path(self.home), workspace=self.workspace)
+        return Core.over(open_database(settings.db_path, busy_timeout_ms=STORE_WAIT_MS), settings, clock)
 
-    def lessons_could_match(self, event: events.HookEvent) -> bool:
-        """The fast path: open the database only when a trigger or a citation could match this
-        call. A first edit or a ``recall`` call is recorded in a marker file, not the store."""
+    @property
+    def workspace(self) -> str:
+        return self.env.get("KENNING_WORKSPACE", "").strip() or "local"
+
+    def now(self) -> float:
+        fixed = self.env.get("KENNING_NOW", "").strip()
+        return isotime.parse(fixed) if fixed else time.time()
+
+    def candidates(self, event: events.HookEvent) -> list[fast.Entry]:
+        """The fast path: the lessons that could match this call, from the compiled trigger
+        file; none means the store is never opened. A first edit or a ``recall`` call is
+        recorded in a marker file, not the store."""
         if event.call_kind in sessionmarks.FLAGS:
             sessionmarks.mark(self.home, event.tool, event.session_id, event.call_kind)
         if not event.lessons_here:
-            return False
+            return []
         from kenning.core.holdout import by_hash
 
         holdout = self.forced if self.forced is not None else by_hash(event.session_id)
         if holdout:
-            return False
+            return []
         data = fast.load(self.home, self.db_path)
-        return fast.could_match(data, event.call_kind, event.command, event.paths)
+        return fast.candidates(data, event.call_kind, event.command, event.paths)
+
+    def wakeup_on(self, project: str) -> bool:
+        from kenning import userconfig
+
+        return userconfig.is_on(self.home, userconfig.WAKEUP_AT_START, project)
 
     def run(self, event: events.HookEvent) -> str:
+        entries: list[fast.Entry] = []
         if event.kind in ("pre_tool", "post_tool"):
-            if not self.lessons_could_match(event):
+            entries = self.candidates(event)
+            if not entries:
                 return ""
         elif event.kind == "other":
             return ""
-        from kenning.hooks.handlers import handle
+        reply = self.with_core(event) if event.kind == "end" else self.hot(event, entries)
+        if reply.send_back:
+            return output.send_back(event.tool, event.name, reply.send_back)
+        if reply.hold:
+            return output.hold(event.tool, event.name, reply.hold)
+        return output.context(event.tool, event.name, reply.context)
+
+    def hot(self, event: events.HookEvent, entries: list[fast.Entry]) -> Reply:
+        """The hook without the core when the folder's prepared facts are there; with it
+        otherwise (a first start), and for what only the core can do."""
+        from kenning.context import prepared
+        from kenning.hooks import hot
+        from kenning.store.sqlite import hook_rows
+
+        now = self.now()
+        max_age = prepared.MAX_AGE if event.kind == "start" else prepared.IDENTITY_MAX_AGE
+        where = prepared.load(self.home, self.workspace, event.cwd, time.time(), max_age)
+        wakeup = event.kind == "start" and where is not None and self.wakeup_on(where.project)
+        if wakeup and where is not None and where.wakeup is None:
+            where = None  # asked for since the facts were prepared
+        plain = hook_rows.connect(self.db_path, STORE_WAIT_MS) if where is not None else None
+        conn, core = plain, None
+        try:
+            if where is None or conn is None:
+                core = self.core()
+                where = prepared.compute(core, event.cwd, self.wakeup_on)
+                prepared.save(self.home, where)
+                wakeup = event.kind == "start" and self.wakeup_on(where.project)
+                conn = self.conn_of(core)
+            reply = self.hot_once(event, entries, conn, where, now, wakeup)
+            if reply is None:  # the store's schema is behind: the full open migrates it
+                core = core or self.core()
+                conn = self.conn_of(core)
+                reply = self.hot_once(event, entries, conn, where, now, wakeup)
+            if not isinstance(reply, hot.Reply):  # it needs the core (hot.CORE)
+                core = core or self.core()
+                reply = self.core_reply(core, event)
+                conn = self.conn_of(core)
+            done = conn
+            fast.after_writes(self.home, self.db_path, lambda: hook_rows.lesson_stamp(done))
+            # Keep the prepared facts young: every start, and a prompt once they are old.
+            if event.cwd and (event.kind == "start" or (event.kind == "prompt"
+                                                        and time.time() - where.written > REFRESH_EVERY)):
+                self.refresh_in_background(event.cwd)
+            return reply
+        finally:
+            # The hook process leaves without closing (main(): os._exit); tests close.
+            if self.close and plain is not None:
+                plain.close()
+            if self.close and core is not None:
+                core.close()
+
+    def hot_once(self, event: events.HookEvent, entries: list[fast.Entry], conn: sqlite3.Connection,
+                 where: Where, now: float, wakeup: bool) -> Reply | str | None:  # fmt: skip
+        """One try of the hot path; None when the schema lacks a table or column it reads."""
+        import sqlite3
+
+        from kenning.hooks import hot
+
+        hook = hot.Hook(conn, where, event, home=self.home, now=now, forced=self.forced, defer=self.write_later)
+        try:
+            if event.kind == "start":
+                return hook.start(wakeup)
+            if event.kind == "prompt":
+                return hook.prompt()
+            if event.kind == "stop":
+                return hook.stop()
+            return hook.lessons(entries)
+        except sqlite3.OperationalError as error:
+            if "no such" in str(error):  # no such table / column: an older schema
+                return None
+            raise
+
+    def conn_of(self, core: Core) -> sqlite3.Connection:
+        if core.db is None:  # pragma: no cover - the hook's core is always SQLite-backed
+            raise RuntimeError("the hook's core has no SQLite store")
+        return core.db.conn
+
+    def core_reply(self, core: Core, event: events.HookEvent) -> Reply:
+        """What only the core does: a session started from a task (its card), claiming a
+        waiting task, lessons under the user's rules. Anything else runs hot over the core's
+        connection once the session is claimed."""
+        from kenning.context import prepared
+        from kenning.hooks import handlers, hot
+
+        if event.kind in ("start", "pre_tool", "post_tool"):
+            done = handlers.handle(core, event, self.forced)
+            return hot.Reply(done.context, done.send_back, done.hold)
+        handlers.claim(core, event, self.forced)
+        where = prepared.compute(core, event.cwd, self.wakeup_on)
+        reply = self.hot_once(event, [], self.conn_of(core), where, self.now(), False)
+        if not isinstance(reply, hot.Reply):  # pragma: no cover - the session exists now
+            raise RuntimeError(f"the {event.kind} hook still needs the core")
+        return reply
+
+    def with_core(self, event: events.HookEvent) -> Reply:
+        from kenning.hooks import handlers, hot
 
         core = self.core()
         try:
-            reply = handle(core, event, self.forced)
+            done = handlers.handle(core, event, self.forced)
             if core.db is not None:
                 from kenning.store.sqlite.hooks_store import HookStore
 
@@ -125,22 +256,15 @@ class Runner:
         finally:
             if self.close:
                 core.close()
-        if event.kind == "start" and event.cwd:
-            self.refresh_in_background(event.cwd)
-        if reply.send_back:
-            return output.send_back(event.tool, event.name, reply.send_back)
-        if reply.hold:
-            return output.hold(event.tool, event.name, reply.hold)
-        return output.context(event.tool, event.name, reply.context)
+        return hot.Reply(done.context, done.send_back, done.hold)
 
+    def background(self) -> bool:
+        return self.env.get("KENNING_BACKGROUND", "").strip().lower() not in ("off", "0", "no", "false")
 
     def refresh_in_background(self, cwd: str) -> None:
-        if self.env.get("KENNING_BACKGROUND", "").strip().lower() in ("off", "0", "no", "false"):
+        if not self.background():
             return
-        import hashlib
-        import subprocess
-
-        marker = os.path.join(self.home, sessionmarks.FOLDER, "refresh." + hashlib.sha1(cwd.encode()).hexdigest()[:16])
+        marker = refresh_marker(self.home, cwd)
         try:
             if time.time() - os.path.getmtime(marker) < REFRESH_EVERY:
                 return
@@ -148,24 +272,97 @@ class Runner:
             pass
         _touch(marker)
         os.utime(marker)
-        subprocess.Popen(  # detached: the agent's session never waits for it
-            [sys.executable, "-m", "kenning.hooks.main", REFRESH_ARG, cwd],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True, close_fds=True,
-        )
+        spawn([REFRESH_ARG, cwd], self.child_env())
+
+    def write_later(self, key: str, column: str, text: str) -> bool:
+        """Hand a session's words to a detached process that redacts and stores them (the
+        redactor takes longer to import than this hook may take); False when none can start.
+        The words go through a pipe, never a file."""
+        if not self.background():
+            return False
+        from kenning.core.presence import WORDS_KEPT
+        from kenning.redacted import MARGIN
+
+        # Redaction comes before the cut (kenning.redacted.head): pass enough to redact first.
+        return spawn([WORDS_ARG, key, column], self.child_env(), text[: WORDS_KEPT + MARGIN].encode("utf-8", "replace"))
+
+    def child_env(self) -> dict[str, str]:
+        return {**self.env, "KENNING_HOME": self.home}
+
+    def write_words(self, key: str, column: str, text: str) -> None:
+        """The detached writer's work: one session's words, redacted, into its row."""
+        from kenning.core.presence import session_words
+        from kenning.store.sqlite import hook_rows
+
+        if column not in ("opening", "last_message"):
+            raise ValueError(f"not a words column: {column!r}")
+        conn = hook_rows.connect(self.db_path, 2000)
+        if conn is None:
+            return
+        try:
+            with hook_rows.transaction(conn):
+                hook_rows.update_session(conn, key, {column: session_words(text)})
+        finally:
+            conn.close()
 
     def refresh(self, cwd: str) -> None:
+        """The detached refresh: the folder's prepared facts first (the next hooks need them),
+        then git-derived memory, citations and outcomes; old session markers go."""
+        from kenning.context import prepared
         from kenning.core import parked
 
         sessionmarks.prune(self.home, time.time())
         core = self.core()
         try:
+            prepared.save(self.home, prepared.compute(core, cwd, self.wakeup_on))
             parked.at_start(core, cwd)
         finally:
             core.close()
 
 
 REFRESH_ARG = "--refresh"
+WORDS_ARG = "--words"
+
+
+def spawn(args: list[str], env: Mapping[str, str], stdin: bytes = b"") -> bool:
+    """Start ``python -m kenning.hooks.main ARGS`` detached (its own session, output to
+    /dev/null, ``stdin`` through a pipe) and do not wait for it. ``os.posix_spawn`` rather than
+    ``subprocess``: that module costs milliseconds to import. False when it cannot start."""
+    cmd = [sys.executable, "-m", "kenning.hooks.main", *args]
+    if not hasattr(os, "posix_spawn"):  # pragma: no cover - Windows
+        import subprocess
+
+        try:
+            proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                    env=dict(env), close_fds=True)  # fmt: skip
+            if proc.stdin is not None:
+                proc.stdin.write(stdin)
+                proc.stdin.close()
+        except OSError:
+            return False
+        return True
+    try:
+        read, write = os.pipe()
+    except OSError:
+        return False
+    try:
+        os.posix_spawn(sys.executable, cmd, dict(env), setsid=True, file_actions=[
+            (os.POSIX_SPAWN_DUP2, read, 0),
+            (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+            (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
+        ])  # fmt: skip
+        os.close(read)
+        # A few kilobytes at most: the pipe's buffer takes them without waiting for the child.
+        os.write(write, stdin)
+        return True
+    except OSError:
+        return False
+    finally:
+        for fd in (read, write):
+            try:
+                os.close(fd)
+            except OSError:
+                continue  # closed already (contextlib is not imported on this path)
 
 
 def run(argv: list[str], stdin: bytes, env: Env, *, close: bool = True) -> tuple[int, str]:
@@ -181,6 +378,12 @@ def run(argv: list[str], stdin: bytes, env: Env, *, close: bool = True) -> tuple
             runlog.error(home, _now_iso(env), "refresh", "kenning", exc)
         runlog.run(home, _now_iso(env), "refresh", "kenning", (time.perf_counter() - started) * 1000)
         return 0, ""
+    if tool == WORDS_ARG:
+        try:
+            Runner(home, env).write_words(hook, argv[2] if len(argv) > 2 else "", stdin.decode("utf-8", "replace"))
+        except Exception as exc:  # best effort: the session goes on without its words stored
+            runlog.error(home, _now_iso(env), "words", "kenning", exc)
+        return 0, ""
     try:
         try:
             payload = jsonfast.loads(stdin) if stdin.strip() else None
@@ -194,7 +397,11 @@ def run(argv: list[str], stdin: bytes, env: Env, *, close: bool = True) -> tuple
             hook = event.name
             out = Runner(home, env, close=close).run(event)
     except Exception as exc:  # fail open: the agent's work goes on without us
-        runlog.error(home, _now_iso(env), hook, tool, exc)
+        if type(exc).__name__ == "OperationalError" and "locked" in str(exc):
+            why: BaseException | str = f"the store stayed locked past {STORE_WAIT_MS} ms; gave up, no answer"
+        else:
+            why = exc
+        runlog.error(home, _now_iso(env), hook, tool, why)
         out = ""
     runlog.run(home, _now_iso(env), hook, tool, (time.perf_counter() - started) * 1000)
     return 0, out

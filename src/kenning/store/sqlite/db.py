@@ -14,10 +14,13 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from kenning import private
+from kenning.store.sqlite import pragmas
 
 Migration = Callable[[sqlite3.Connection], None]
+T = TypeVar("T")
 
 
 @dataclass
@@ -61,7 +64,7 @@ BUSY_TIMEOUT_MS = 10_000
 
 
 def connect(path: Path | str, *, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> sqlite3.Connection:
-    """Open a connection with kenning's pragmas. This is the only place they are set."""
+    """Open a connection with kenning's pragmas (kenning.store.sqlite.pragmas, the one place)."""
     if str(path) != ":memory:":
         private.prepare_file(Path(path))
     # isolation_level=None: we issue BEGIN/COMMIT ourselves, so a transaction is exactly
@@ -70,18 +73,7 @@ def connect(path: Path | str, *, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> sqli
         str(path), isolation_level=None, check_same_thread=False, timeout=busy_timeout_ms / 1000
     )
     conn.row_factory = sqlite3.Row
-    # Several kenning processes (hooks, MCP, sync) share one file; wait rather than fail.
-    # Set first: switching a new file to WAL below takes a lock another opener may hold.
-    conn.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
-    # WAL lets hooks and the MCP server read while a sync writes.
-    conn.execute("PRAGMA journal_mode=WAL")
-    # Relations (events, uses, reviews) must not point at memories that are not there.
-    conn.execute("PRAGMA foreign_keys=ON")
-    # WAL with NORMAL is durable across application crashes (not power loss) and much faster.
-    conn.execute("PRAGMA synchronous=NORMAL")
-    # Freed space is zeroed: what a user forgets (or a migration redacts) leaves no old bytes
-    # in the file's free pages.
-    conn.execute("PRAGMA secure_delete=ON")
+    pragmas.apply(conn, busy_timeout_ms=busy_timeout_ms)
     if str(path) != ":memory:":
         # SQLite makes -wal and -shm with the database's mode; older ones are tightened here.
         private.tighten_store(Path(path))
@@ -131,6 +123,12 @@ class Database:
         with self._lock:
             row: sqlite3.Row | None = self.conn.execute(sql, params).fetchone()
             return row
+
+    def using(self, fn: Callable[..., T], *args: object) -> T:
+        """``fn(connection, *args)`` under this connection's lock: the statements the hooks run
+        on a plain sqlite3 connection (kenning.store.sqlite.hook_rows), shared with the stores."""
+        with self._lock:
+            return fn(self.conn, *args)
 
     def close(self) -> None:
         with self._lock:

@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 from kenning.clock import from_iso, to_iso
 from kenning.redacted import Redacted, ensure, stored
+from kenning.store.sqlite import hook_rows
 from kenning.store.sqlite.db import Database
 
 # Columns that hold words someone wrote: written only as Redacted (typed methods below), and
@@ -132,20 +133,20 @@ class HookStore:
 
     # -- stamp ----------------------------------------------------------------------------
     def lesson_stamp(self) -> int:
-        row = self.db.one("SELECT n FROM hook_stamp WHERE name = 'lessons'")
-        return int(row[0]) if row else 0
+        return self.db.using(hook_rows.lesson_stamp)
 
     def trigger_rows(self) -> list[sqlite3.Row]:
-        """Active lessons with a trigger, and lessons/decisions citing a file (every workspace)."""
+        """Active lessons with a trigger, and lessons/decisions citing a file (every workspace):
+        ref, trigger, source_ref, kind, workspace, scope, created_at, id."""
         return self.db.query(
-            "SELECT ref, trigger, source_ref, kind FROM memories WHERE status = 'active' AND hidden = 0"
-            " AND held = 0 AND citation != 'gone' AND (trigger IS NOT NULL"
+            "SELECT ref, trigger, source_ref, kind, workspace, scope, created_at, id FROM memories"
+            " WHERE status = 'active' AND hidden = 0 AND held = 0 AND citation != 'gone' AND (trigger IS NOT NULL"
             " OR (source_ref != '' AND kind IN ('lesson', 'decision')))"
         )
 
     # -- sessions -------------------------------------------------------------------------
     def session(self, key: str) -> SessionRow | None:
-        row = self.db.one("SELECT * FROM hook_sessions WHERE session = ?", (key,))
+        row = self.db.using(hook_rows.session, key)
         return _session(row) if row else None
 
     def add_session(self, s: SessionRow) -> None:
@@ -166,12 +167,7 @@ class HookStore:
         self.db.execute(f"UPDATE hook_sessions SET {sets} WHERE session = ?", [*values, key])
 
     def live_sessions(self, workspace: str, project: str, since: datetime) -> list[SessionRow]:
-        rows = self.db.query(
-            "SELECT * FROM hook_sessions WHERE workspace = ? AND project = ? AND ended_at IS NULL"
-            " AND last_seen >= ? ORDER BY last_seen DESC",
-            (workspace, project, to_iso(since)),
-        )
-        return [_session(r) for r in rows]
+        return [_session(r) for r in self.db.using(hook_rows.live_sessions, workspace, project, to_iso(since))]
 
     def all_sessions(self, workspace: str) -> list[SessionRow]:
         rows = self.db.query("SELECT * FROM hook_sessions WHERE workspace = ? ORDER BY started_at", (workspace,))
@@ -179,15 +175,10 @@ class HookStore:
 
     # -- shown once -----------------------------------------------------------------------
     def shown(self, session: str, what: str) -> set[str]:
-        rows = self.db.query("SELECT key FROM hook_shown WHERE session = ? AND what = ?", (session, what))
-        return {r[0] for r in rows}
+        return self.db.using(hook_rows.shown, session, what)
 
     def mark_shown(self, session: str, what: str, keys: list[str], at: datetime) -> None:
-        for key in keys:
-            self.db.execute(
-                "INSERT INTO hook_shown (session, what, key, at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                (session, what, key, to_iso(at)),
-            )
+        self.db.using(hook_rows.mark_shown, session, what, keys, to_iso(at))
 
     def shown_count(self, what: str, key: str) -> int:
         row = self.db.one("SELECT count(*) FROM hook_shown WHERE what = ? AND key = ?", (what, key))
@@ -195,25 +186,15 @@ class HookStore:
 
     # -- asks -----------------------------------------------------------------------------
     def last_ask(self, workspace: str, project: str, what: str) -> datetime | None:
-        row = self.db.one(
-            "SELECT at FROM hook_asks WHERE workspace = ? AND project = ? AND what = ?", (workspace, project, what)
-        )
-        return from_iso(row[0]) if row else None
+        at = self.db.using(hook_rows.last_ask, workspace, project, what)
+        return from_iso(at) if at else None
 
     def set_ask(self, workspace: str, project: str, what: str, at: datetime, session: str) -> None:
-        self.db.execute(
-            "INSERT INTO hook_asks (workspace, project, what, at, session) VALUES (?, ?, ?, ?, ?)"
-            " ON CONFLICT (workspace, project, what) DO UPDATE SET at = excluded.at, session = excluded.session",
-            (workspace, project, what, to_iso(at), session),
-        )
+        self.db.using(hook_rows.set_ask, workspace, project, what, to_iso(at), session)
 
     # -- goals, items, progress -----------------------------------------------------------
     def goal(self, workspace: str, project: str, branch: str) -> Redacted:
-        row = self.db.one(
-            "SELECT goal FROM work_goals WHERE workspace = ? AND project = ? AND branch = ?",
-            (workspace, project, branch),
-        )
-        return stored(str(row[0]) if row else "")
+        return self.db.using(hook_rows.goal, workspace, project, branch)
 
     def set_goal(self, workspace: str, project: str, branch: str, goal: Redacted, by: str, at: datetime) -> None:
         self.db.execute(
@@ -286,10 +267,7 @@ class HookStore:
         return int(cur.lastrowid or 0)
 
     def handoffs(self, workspace: str, project: str, since: datetime) -> list[HandoffRow]:
-        rows = self.db.query(
-            "SELECT * FROM work_handoffs WHERE workspace = ? AND project = ? AND created_at >= ? ORDER BY id",
-            (workspace, project, to_iso(since)),
-        )
+        rows = self.db.using(hook_rows.handoffs, workspace, project, to_iso(since))
         return [HandoffRow(r["id"], r["project"], r["from_session"], r["from_tool"], r["to_agent"], stored(r["text"]),
                            r["origin"], from_iso(r["created_at"])) for r in rows]  # fmt: skip
 
@@ -325,16 +303,8 @@ class HookStore:
     def unclaimed_task(self, workspace: str, cwd: str, since: datetime) -> TaskRow | None:
         """The latest task started since ``since`` whose folder holds ``cwd`` and that no
         session has claimed yet."""
-        rows = self.db.query(
-            "SELECT * FROM work_tasks WHERE workspace = ? AND status = 'started' AND session = ''"
-            " AND started_at >= ? ORDER BY started_at DESC",
-            (workspace, to_iso(since)),
-        )
-        for row in rows:
-            folder = str(row["cwd"]).rstrip("/")
-            if folder and (cwd == folder or cwd.startswith(folder + "/")):
-                return _task(row)
-        return None
+        row = self.db.using(hook_rows.unclaimed_task, workspace, cwd, to_iso(since))
+        return _task(row) if row is not None else None
 
     # -- rules ----------------------------------------------------------------------------
     def add_rule(self, workspace: str, project: str, kind: str, n: int, memory_kind: str, text: Redacted,
