@@ -23,7 +23,10 @@ RECENCY_WEIGHT = 0.08  # at most this much is added for a chunk written just now
 RECENCY_DAYS = 30.0  # e-folding time of the recency lift
 IMPORTANCE_WEIGHT = 0.06  # importance 5 adds this much
 TOOL_RESULT_FACTOR = 0.5  # tool output matches words but rarely holds the answer
-CONTEXT_WEIGHT = 0.5  # BM25 weight of the turn before, relative to the chunk's own text
+# BM25 weight of the turn before, relative to the chunk's own text. Chosen across LoCoMo's
+# conversations (bench/capture_locomo.py): every weight tried raised recall@10 on each one, but
+# 0.5 and above also lowered session@5 or temporal recall in two of five; 0.25 in one.
+CONTEXT_WEIGHT = 0.25
 CANDIDATES = 8  # fetch limit x this many chunks by BM25, then re-rank
 TYPES = ("decision", "preference", "milestone", "problem", "discovery", "general")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
