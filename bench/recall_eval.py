@@ -1,6 +1,6 @@
 """Recall quality on the recall-eval set, beside FTS5 (words OR-ed, bm25()) and bm25s, per query type.
 
-The set lives outside this repository (../shared/bench/recall-eval: one-sentence memories of
+The set lives outside this repository (bench/recall-eval in the shared data, see _shared_data.py: one-sentence memories of
 real projects and agent-phrased queries with graded labels; see its README). Its harness,
 score.py, supplies the two baselines and the metrics, so the figures here are the harness's.
 kenning is driven the way the harness's adapter drives it: `kenning remember ... --project KEY
@@ -36,21 +36,20 @@ from typing import Any
 
 from click.testing import CliRunner
 
+from _shared_data import need
 from kenning.cli.main import cli
 from kenning.config import load_settings
 from kenning.core import recall as recall_mod
 from kenning.core.service import Core
 from kenning.store.protocol import MemoryFilter
 
-ROOT = Path(__file__).resolve().parent.parent
-SET = ROOT.parent / "shared" / "bench" / "recall-eval"
 RESULTS = Path(__file__).parent / "results" / "recall.md"
 TYPES = ["task", "why", "paraphrase", "lookup", "multi", "none"]
 K = 8
 
 
-def load_harness() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("receval_score", SET / "score.py")
+def load_harness(folder: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location("receval_score", folder / "score.py")
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -276,11 +275,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-false-empty", type=float, default=0.02, help="for --cv (default 0.02)")
     parser.add_argument("--no-write", action="store_true", help="print the tables, do not write results")
     args = parser.parse_args(argv)
-    split = SET / args.split
+    folder = need("bench/recall-eval", "the recall-eval set")
+    split = folder / args.split
     if not (split / "memories.jsonl").is_file():
-        print(f"recall_eval: skipped, the recall-eval set is not at {split} (it lives in ../shared)")
+        print(f"skipped: the recall-eval set has no split {args.split!r} at {split}")
         return 0
-    harness = load_harness()
+    harness = load_harness(folder)
     mems, queries = harness.load_split(str(split))
     where = machine()
     runs = []
