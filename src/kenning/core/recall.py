@@ -52,6 +52,9 @@ POSTINGS_BUDGET = 20_000
 # Candidates asked of the store per phrasing (at least 4 per result wanted): feedback
 # reorders these. 32 and 60 gave the same recall-eval figures; 32 costs less at 100k.
 WINDOW = 32
+# The words of asking ("add", "fix", "make"; kenning.core.query) still count this much in the
+# score: "make nocover" is about a make target. They never count as evidence.
+ASKING_WEIGHT = 0.2
 # Acronyms looked for among the initials of this many consecutive concepts.
 ACRONYM_SPANS = (2, 3, 4)
 
@@ -159,14 +162,18 @@ def look_up(
     own = query.terms()
     if not own:
         return Phrasing({}, 0.0, 0, 0)
-    index = store.index_stats(own)
+    asking = [t for c in query.concepts if c.asking and c not in query.topic for t in c.terms if t not in own]
+    index = store.index_stats([*own, *asking])
     df = dict(index.df)
     expansions, explained = _expansions(store, query, df)
+    expansions = {**dict.fromkeys(asking, ASKING_WEIGHT), **expansions}
     extra = {t: w for t, w in expansions.items() if t not in own}
     if extra:
         df.update(store.index_stats(sorted(extra)).df)
         extra = {t: w for t, w in extra.items() if df.get(t, 0)}
     weights = {**{t: 1.0 for t in own if df.get(t, 0)}, **extra}
+    # Evidence is about the topic: the words of asking only help order the candidates.
+    topical = {t: w for t, w in weights.items() if t not in asking}
     # Concepts no memory holds: a name raises the bar unless a prefix or an acronym stood
     # in for it; any other word raises it a little either way.
     unseen = [c for c in query.topic if not any(df.get(t, 0) for t in c.terms)]
@@ -195,8 +202,8 @@ def look_up(
         recency = 1.0 + RECENCY_LIFT * math.exp(-age_days * math.log(2) / RECENCY_HALF_LIFE_DAYS)
         score = ranking.bm25(everything, hit, stats) * memory.confidence * recency
         held = sum(1 for c in query.topic if _held(c, hit))
-        out[ref] = _Scored(hit, score, held / len(query.topic), ranking.evidence(weights, hit, stats))
-    best = max(ranking.evidence(weights, h, stats) for h in hits)
+        out[ref] = _Scored(hit, score, held / len(query.topic), ranking.evidence(topical, hit, stats))
+    best = max(ranking.evidence(topical, h, stats) for h in hits)
     return Phrasing(out, best, names, words)
 
 
