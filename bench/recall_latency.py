@@ -332,10 +332,13 @@ def write_table(rows: list[Row], command: str, where: str) -> str:
         "",
         f"At {big.size:,} memories recall's CPU p95 is {big.recall_cpu[1] / big.fts_cpu[1]:.1f}x the bare FTS5 "
         "query's. FTS5 computes bm25() for every match of the query's words (it has no top-k pruning), "
-        "so the baseline grows with the store. Recall leaves out of the index query the common terms no "
-        "result needs, and the store asks FTS5 only for the rows whose best possible BM25 can reach the "
-        "top k, in statements shaped so that bm25() still gives their full score, so the top k is exact; "
-        "it ranks every match when that set is large (see docs/store.md).",
+        "so the baseline grows with the store. Recall asks the store for 32 candidates, leaving the "
+        "commonest query terms out of that search when the terms hold more than 20,000 postings together "
+        "(every candidate is still scored on all of them); the store asks FTS5 only for the rows whose best "
+        "possible BM25 can reach the top k, in statements shaped so that bm25() still gives their full "
+        "score, so its top k is exact; it ranks every match when that set is large (see docs/store.md). "
+        "Recall then scores the candidates in Python (weighted BM25, feedback terms, evidence) and reads "
+        "the citations of the results it returns.",
     ]
     return "\n".join(lines) + "\n"
 
