@@ -137,6 +137,29 @@ def busy(count: int) -> Iterator[list[subprocess.Popen[bytes]]]:
             p.wait()
 
 
+def settle(limit: float = 10.0) -> None:
+    """Wait for the detached writers a first prompt or a Stop started (they redact and store the
+    session's words off the hook's time) to finish, so their CPU is not charged to the next case.
+    Linux: read /proc; elsewhere wait a fixed half second."""
+    proc = Path("/proc")
+    if not proc.is_dir():
+        time.sleep(0.5)
+        return
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        busy = False
+        for entry in proc.iterdir():
+            if entry.name.isdigit():
+                try:
+                    cmdline = (entry / "cmdline").read_bytes()
+                except OSError:
+                    continue
+                busy = busy or (b"kenning.hooks.main\x00--words" in cmdline)
+        if not busy:
+            return
+        time.sleep(0.02)
+
+
 def phase(runs: int, timer: Timer, repo: Path, home: Path, lessons: int, tag: str) -> None:
     base = {"transcript_path": "/tmp/t.jsonl", "cwd": str(repo), "permission_mode": "default"}
 
@@ -179,6 +202,7 @@ def phase(runs: int, timer: Timer, repo: Path, home: Path, lessons: int, tag: st
         marker.touch()
         for step in steps:
             step(i)
+            settle()
         # A first start in the folder: no prepared facts yet.
         facts.unlink(missing_ok=True)
         out = timer(START_COLD, [*hook, "SessionStart"], payload("SessionStart", f"{tag}-cold-{i}", source="startup"))
@@ -249,7 +273,9 @@ def main() -> None:
         f"Store: {memories:,} memories and {lessons} lessons (built in {build_s:.1f} s); {runs} runs per case and "
         "phase, each hook a whole process (`kenning-hook claude-code <event>`), every case interleaved with "
         "`python -c pass` and `python -S -c pass`. Times in milliseconds, wall clock; CPU is user + system.",
-        "Loaded: two CPU-bound Python processes started and stopped by the bench.",
+        "Loaded: two CPU-bound Python processes started and stopped by the bench. The first prompt and Stop hand "
+        "the session's words to a detached process that redacts and stores them; the bench waits for it to end "
+        "before the next case (it is off the hook's time, not free).",
         "",
     ]
     footer = ["", "Targets: p95 ÷ `python -c pass` p95 in the same phase ≤ 1.5× for a call that matches no lesson, "

@@ -21,13 +21,14 @@ from kenning.clock import FixedClock
 from kenning.config import Settings
 from kenning.context import brief, prepared
 from kenning.core import rules, work
+from kenning.core.scopes import add_group
 from kenning.core.service import Core
 from kenning.store.sqlite.db import connect, migrate
 from kenning.store.sqlite.schema import all_sets
 
 S = "9e0a0000-0000-4000-8000-000000000001"
-CORE_MODULES = ("kenning.core.service", "kenning.model", "kenning.gitinfo", "kenning.core.rules",
-                "kenning.store.sqlite.schema", "kenning.context.card", "kenning.core.lessons")  # fmt: skip
+CORE_MODULES = ("kenning.core.service", "kenning.model", "kenning.core.rules", "kenning.store.sqlite.schema",
+                "kenning.context.card", "kenning.core.lessons", "kenning.core.scopes")  # fmt: skip
 
 # Runs one hook in a fresh interpreter and prints the kenning modules it imported.
 PROBE = """
@@ -55,12 +56,26 @@ def test_start_prompt_and_stop_do_not_import_the_core(repo: Path, kenning_home: 
     assert "Project shop" in first.context
     out, modules = probe("claude-code", "SessionStart", claude(repo, "SessionStart", S + "-2"))
     assert "Project shop · branch main" in out
-    assert not [m for m in CORE_MODULES if m in modules], modules
+    assert not [m for m in (*CORE_MODULES, "kenning.gitinfo") if m in modules], modules  # git not even
     run_hook("claude-code", "UserPromptSubmit", claude(repo, "UserPromptSubmit", S + "-2"))
     for event, fields in (("UserPromptSubmit", {"prompt": "Now run the whole suite again."}),
                           ("Stop", {"last_assistant_message": "Done."})):  # fmt: skip
         out, modules = probe("claude-code", event, claude(repo, event, S + "-2", **fields))
         assert not [m for m in CORE_MODULES if m in modules], (event, modules)
+
+
+def test_a_first_start_in_a_folder_does_not_import_the_core_either(repo: Path, kenning_home: Path) -> None:
+    core = Core.open(Settings(home=kenning_home), FixedClock())
+    try:
+        add_group(core.store, core.workspace, "web", repo.parent, core.now())  # the project sits in it
+    finally:
+        core.close()
+    assert not facts_file(kenning_home, repo).exists()
+    out, modules = probe("claude-code", "SessionStart", claude(repo, "SessionStart", S))
+    assert out.startswith('{"hookSpecificOutput"') and "Project shop · branch main" in out
+    assert not [m for m in CORE_MODULES if m in modules], modules
+    facts = json.loads(facts_file(kenning_home, repo).read_text())
+    assert facts["group"] == "group:web" and facts["root"] == str(repo)
 
 
 def test_a_first_start_computes_the_facts_and_says_the_same(repo: Path, kenning_home: Path) -> None:

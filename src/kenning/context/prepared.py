@@ -11,8 +11,9 @@ written by the detached refresh that session starts and prompts set off (at most
 minutes per folder) and by any hook that found no usable file.
 
 How stale it may be: the session start uses a file at most :data:`MAX_AGE` old (one hour), and
-computes a fresh one itself otherwise (so a first-ever start, or one after a long pause, pays
-for the core once and is still right); the other hooks need only the project's identity and use
+computes a fresh one itself otherwise (from git and the scopes table, :func:`compute_light`, or
+with the core when the project starts with the wake-up bundle), so a first-ever start, or one
+after a long pause, is just as right; the other hooks need only the project's identity and use
 a file up to :data:`IDENTITY_MAX_AGE` old (a day). Everything else the hooks show (goal, open
 items, tasks, other sessions, rules, notes, lessons, the pull requests cache) is read from the
 store at the moment of the hook, never from this file.
@@ -30,6 +31,7 @@ from kenning import jsonfast
 
 TYPE_CHECKING = False  # typing is left unimported on purpose (start-up time); mypy reads True
 if TYPE_CHECKING:
+    import sqlite3
     from collections.abc import Callable
 
     from kenning.core.scopes import Place
@@ -159,6 +161,30 @@ def where_of(core: Core, place: Place, cwd: str, *, wakeup: bool = False) -> Whe
         workspace=core.workspace, cwd=os.path.realpath(cwd) if cwd else "", project=place.project,
         name=place.name or place.project, root=str(place.root) if place.root else "", group=place.group,
         gitdir=str(gitdir) if gitdir else "", dirty=dirty, wakeup=bundle, written=time.time(),
+    )  # fmt: skip
+
+
+def compute_light(conn: sqlite3.Connection, workspace: str, cwd: str) -> Where:
+    """The facts of ``cwd`` computed now from git and the scopes table, without the core (a
+    hook's first start in a folder must stay inside its budget). It registers nothing: the
+    refresh the start sets off files the project through the core. No wake-up bundle."""
+    from kenning import gitinfo
+    from kenning.store.sqlite import hook_rows
+
+    info = gitinfo.project_for(cwd)
+    if info.kind != "project" or not info.key or info.root is None:
+        return Where(workspace=workspace, cwd=os.path.realpath(cwd), project=gitinfo.PERSONAL_KEY,
+                     name=gitinfo.PERSONAL_KEY, root="", group="", gitdir="", dirty=[], wakeup=None,
+                     written=time.time())  # fmt: skip
+    try:
+        dirty = [(s.branch, len(s.changes)) for s in gitinfo.dirty_worktrees(info.root)]
+    except (gitinfo.GitError, OSError):
+        dirty = []
+    gitdir = gitinfo.git_dir(cwd)
+    return Where(
+        workspace=workspace, cwd=os.path.realpath(cwd), project=info.key, name=info.name or info.key,
+        root=str(info.root), group=hook_rows.scope_group(conn, workspace, info.key, str(info.root)),
+        gitdir=str(gitdir) if gitdir else "", dirty=dirty, wakeup=None, written=time.time(),
     )  # fmt: skip
 
 

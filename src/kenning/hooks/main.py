@@ -168,15 +168,18 @@ class Runner:
         wakeup = event.kind == "start" and where is not None and self.wakeup_on(where.project)
         if wakeup and where is not None and where.wakeup is None:
             where = None  # asked for since the facts were prepared
-        plain = hook_rows.connect(self.db_path, STORE_WAIT_MS) if where is not None else None
+        plain = hook_rows.connect(self.db_path, STORE_WAIT_MS)
         conn, core = plain, None
         try:
-            if where is None or conn is None:
+            if where is None and conn is not None:
+                # A first start in the folder (or after a pause): git and the scopes table.
+                where = self.light_facts(conn, event)
+            if where is None or conn is None:  # no store yet, or the wake-up bundle: the core
                 core = self.core()
                 where = prepared.compute(core, event.cwd, self.wakeup_on)
                 prepared.save(self.home, where)
-                wakeup = event.kind == "start" and self.wakeup_on(where.project)
                 conn = self.conn_of(core)
+            wakeup = event.kind == "start" and self.wakeup_on(where.project)
             reply = self.hot_once(event, entries, conn, where, now, wakeup)
             if reply is None:  # the store's schema is behind: the full open migrates it
                 core = core or self.core()
@@ -199,6 +202,25 @@ class Runner:
                 plain.close()
             if self.close and core is not None:
                 core.close()
+
+    def light_facts(self, conn: sqlite3.Connection, event: events.HookEvent) -> Where | None:
+        """The folder's facts from git and the scopes table (no core), saved for the next hooks;
+        None when they would not do: the project starts with the wake-up bundle, or the store's
+        scopes table cannot be read."""
+        import sqlite3
+
+        from kenning.context import prepared
+
+        if not event.cwd:
+            return None
+        try:
+            where = prepared.compute_light(conn, self.workspace, event.cwd)
+        except sqlite3.OperationalError:
+            return None
+        if event.kind == "start" and self.wakeup_on(where.project):
+            return None
+        prepared.save(self.home, where)
+        return where
 
     def hot_once(self, event: events.HookEvent, entries: list[fast.Entry], conn: sqlite3.Connection,
                  where: Where, now: float, wakeup: bool) -> Reply | str | None:  # fmt: skip

@@ -254,3 +254,22 @@ def lesson_stamp(conn: sqlite3.Connection) -> int:
     """The counter SQL triggers bump whenever a lesson, a trigger or a citation changes."""
     row = conn.execute("SELECT n FROM hook_stamp WHERE name = 'lessons'").fetchone()
     return int(row[0]) if row else 0
+
+
+def scope_group(conn: sqlite3.Connection, workspace: str, project: str, root: str) -> str:
+    """The group a project belongs to, as the core files it (kenning.core.scopes.place_for): its
+    scope row's parent, else the deepest group whose folder holds ``root``; "" for none."""
+    row = conn.execute("SELECT parent FROM scopes WHERE workspace = ? AND key = ?", (workspace, project)).fetchone()
+    if row is not None and row[0]:
+        return str(row[0])
+    if not root:
+        return ""
+    best, depth = "", -1
+    for key, folder in conn.execute(
+        "SELECT key, root FROM scopes WHERE workspace = ? AND kind = 'group' AND root != '' AND removed_at IS NULL",
+        (workspace,),
+    ):
+        base = str(folder).rstrip("/") + "/"
+        if (root + "/").startswith(base) and len(base) > depth:
+            best, depth = str(key), len(base)
+    return best
