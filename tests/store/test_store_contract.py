@@ -471,3 +471,49 @@ def test_meta(store: MemoryStore, key: str, first: str, second: str) -> None:
     store.set_meta(key, second)
     assert store.get_meta(key) == second
     assert store.get_meta(key + "\x01missing") is None
+
+
+# -- listing filters, facets and the sessions that wrote ------------------------------------
+
+
+def test_filters_by_origin_and_writer_and_counts_each_facet(store: MemoryStore) -> None:
+    rows = [
+        mem("cli fact", origin=Origin.PERSON, origin_tool="cli"),
+        mem("agent lesson", kind=Kind.LESSON, origin_tool="claude-code"),
+        mem("agent fact", origin_tool="codex"),
+        mem("retired fact", origin_tool="codex", status=Status.RETIRED, status_at=T0),
+        mem("other scope", scope="elsewhere", origin_tool="codex"),
+    ]
+    for m in rows:
+        store.insert(m)
+    everything = flt(statuses=tuple(Status))
+    assert [m.text for m in store.find(flt(origins=(Origin.PERSON,)))] == ["cli fact"]
+    assert sorted(m.text for m in store.find(flt(origin_tools=("codex",), statuses=tuple(Status)))) == [
+        "agent fact", "retired fact"]  # fmt: skip
+    assert store.count(flt(origins=(Origin.AGENT,), origin_tools=("codex",))) == 1
+    assert store.facet_counts(everything, "kind") == {"fact": 3, "lesson": 1}
+    assert store.facet_counts(everything, "status") == {"active": 3, "retired": 1}
+    assert store.facet_counts(flt(), "origin") == {"person": 1, "agent": 2}
+    assert store.facet_counts(everything, "origin_tool") == {"cli": 1, "claude-code": 1, "codex": 2}
+    with pytest.raises(ValueError):
+        store.facet_counts(everything, "text")
+
+
+def test_sessions_written_latest_first_with_active_counts(store: MemoryStore) -> None:
+    store.insert(mem("one", session="s1", created_at=T0))
+    store.insert(mem("two", session="s1", created_at=T0 + timedelta(hours=1), status=Status.RETIRED, status_at=T0))
+    store.insert(mem("three", session="s2", created_at=T0 + timedelta(hours=2)))
+    store.insert(mem("no session", created_at=T0 + timedelta(hours=3)))
+    store.insert(mem("elsewhere", session="s3", scope="other"))
+    written = store.sessions_written(WS, ["proj"])
+    assert [(w.session, w.memories, w.active) for w in written] == [("s2", 1, 1), ("s1", 2, 1)]
+    assert written[1].first_at == T0 and written[1].last_at == T0 + timedelta(hours=1)
+    assert [w.session for w in store.sessions_written(WS, ["proj"], limit=1)] == ["s2"]
+
+
+def test_memory_scopes_lists_every_key_holding_a_memory(store: MemoryStore) -> None:
+    store.insert(mem("a", scope="github.com/acme/shop"))
+    store.insert(mem("b", scope="global"))
+    store.insert(mem("c", scope="github.com/acme/shop"))
+    store.insert(mem("elsewhere", scope="x", workspace="other"))
+    assert store.memory_scopes(WS) == ["github.com/acme/shop", "global"]

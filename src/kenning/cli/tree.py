@@ -139,6 +139,7 @@ ROOT: list[Entry] = [
     Entry("install", "kenning.cli.install:install_cmd", "Register kenning's MCP server (and hooks) in agent tools.", SETUP),
     Entry("uninstall", "kenning.cli.install:uninstall_cmd", "Remove what kenning installed, keeping everything else (including your later edits).", SETUP),
     Entry("doctor", "kenning.cli.install:doctor_cmd", "One line per agent tool: registered or not, and whether its kenning command runs.", SETUP),
+    Entry("ui", "kenning.cli.ui:ui_cmd", "Open the web app: Memory, Needs review, the Map, Rules, Health, Sessions and the Report.", SETUP),
     Entry("projects", "kenning.cli.scopes:projects", "List known projects and groups; register a group folder.", SETUP),
     Entry("config", "kenning.cli.config:config", "Settings you choose, kept in config.json in the data folder.", SETUP),
     Entry("mcp", "kenning.cli.mcp:mcp_cmd", "Run kenning's MCP server (agent tools start this; see: kenning install).", SETUP),

@@ -1,8 +1,11 @@
-"""Store status: what kenning holds, for `kenning status` and `make run`."""
+"""Store status: what kenning holds, for `kenning status` and `make run`; and the sessions the
+hooks saw, per tool and group (pointed at memory, or the holdout), for the web app's report."""
 
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from kenning.core.lifecycle import is_resting, is_stale
@@ -46,3 +49,42 @@ def status(core: Core) -> dict[str, Any]:
         "projects": dict(scopes.most_common(10)),
         "needs_review": reviews,
     }
+
+
+@dataclass(frozen=True)
+class ToolSessions:
+    """Sessions of one agent tool that the hooks saw, split by group."""
+
+    tool: str
+    pointed: int
+    holdout: int
+    recalled: int  # sessions that called recall at least once
+    changed_files: int
+    asked_at_end: int  # sent back once at the end of a turn to look the task up
+    from_task: int
+
+    @property
+    def total(self) -> int:
+        return self.pointed + self.holdout
+
+
+def sessions_by_tool(core: Core, since: datetime | None = None, project: str = "") -> list[ToolSessions]:
+    """Per tool, the sessions the hooks saw (started at or after ``since``, in ``project`` when
+    given), most sessions first. Only what the hooks record: nothing is estimated."""
+    if core.db is None:
+        return []
+    from kenning.store.sqlite.hooks_store import HookStore
+
+    counts: dict[str, Counter[str]] = {}
+    for s in HookStore(core.db).all_sessions(core.workspace):
+        if (since is not None and s.started_at < since) or (project and s.project != project):
+            continue
+        c = counts.setdefault(s.tool, Counter())
+        c["holdout" if s.holdout else "pointed"] += 1
+        c["recalled"] += s.recalled
+        c["changed_files"] += s.changed_files
+        c["asked_at_end"] += s.stop_asked
+        c["from_task"] += s.task_id is not None
+    rows = [ToolSessions(tool, c["pointed"], c["holdout"], c["recalled"], c["changed_files"], c["asked_at_end"],
+                         c["from_task"]) for tool, c in counts.items()]  # fmt: skip
+    return sorted(rows, key=lambda r: (-r.total, r.tool))

@@ -162,3 +162,23 @@ def listing(core: Core, place: Place | None) -> list[RuleView]:
         count = len(left_out(core, store, rule, memories)) if rule.kind != "sentence" else 0
         views.append(RuleView(rule, describe(rule), count))
     return views
+
+
+def listing_everywhere(core: Core) -> list[RuleView]:
+    """Every rule of the workspace; each counts what it leaves out where it holds (its
+    project's memories, or every project's for a rule that holds for all)."""
+    from kenning.core.browse import scope_keys
+    from kenning.store.protocol import MemoryFilter
+
+    store = _need(core)
+    pools: dict[str, list[Memory]] = {}
+    views = []
+    for rule in store.rules(core.workspace):
+        count = 0
+        if rule.kind != "sentence":
+            if rule.project not in pools:
+                flt = MemoryFilter(core.workspace, scope_keys(core, rule.project))
+                pools[rule.project] = core.store.find(flt)
+            count = len(left_out(core, store, rule, pools[rule.project]))
+        views.append(RuleView(rule, describe(rule), count))
+    return views

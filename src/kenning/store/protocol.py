@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
-from kenning.model import DecisionDoc, Kind, Memory, MemoryEvent, ReviewItem, Status
+from kenning.model import DecisionDoc, Kind, Memory, MemoryEvent, Origin, ReviewItem, Status
 
 
 @dataclass(frozen=True)
@@ -76,6 +76,23 @@ class MemoryFilter:
     session: str | None = None
     with_trigger: bool | None = None
     source_ref_like: str | None = None
+    origins: Sequence[Origin] | None = None
+    origin_tools: Sequence[str] | None = None  # the writer: cli, claude-code, codex, an app's name, ...
+
+
+# Columns a listing may be counted by (``MemoryStore.facet_counts``).
+FACETS = ("kind", "status", "origin", "origin_tool")
+
+
+@dataclass(frozen=True)
+class SessionWrites:
+    """One session's memories in a set of scopes: how many, and when it wrote the first and last."""
+
+    session: str
+    memories: int
+    active: int
+    first_at: datetime
+    last_at: datetime
 
 
 class MemoryStore(Protocol):
@@ -97,6 +114,18 @@ class MemoryStore(Protocol):
         self, flt: MemoryFilter, *, offset: int = 0, limit: int | None = None, newest_first: bool = False
     ) -> list[Memory]: ...
     def count(self, flt: MemoryFilter) -> int: ...
+    def facet_counts(self, flt: MemoryFilter, facet: str) -> dict[str, int]:
+        """How many memories matching ``flt`` hold each value of ``facet`` (one of FACETS)."""
+        ...
+
+    def memory_scopes(self, workspace: str) -> list[str]:
+        """Every scope key that holds a memory (some have no scope row: a project named by key)."""
+        ...
+
+    def sessions_written(self, workspace: str, scopes: Sequence[str], *, limit: int = 200) -> list[SessionWrites]:
+        """The sessions that wrote memories in ``scopes``, the latest writer first."""
+        ...
+
     def iter_all(self, workspace: str) -> Iterator[Memory]: ...
     def search(
         self, flt: MemoryFilter, terms: Sequence[str], *, limit: int, report: Sequence[str] = ()

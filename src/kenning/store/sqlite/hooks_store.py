@@ -177,6 +177,12 @@ class HookStore:
     def shown(self, session: str, what: str) -> set[str]:
         return self.db.using(hook_rows.shown, session, what)
 
+    def shown_rows(self, session: str) -> list[tuple[str, str, datetime]]:
+        """Everything the session was shown once: ``(what, key, at)``, oldest first."""
+        rows = self.db.query("SELECT what, key, at FROM hook_shown WHERE session = ? ORDER BY at, what, key",
+                             (session,))  # fmt: skip
+        return [(r["what"], r["key"], from_iso(r["at"])) for r in rows]
+
     def mark_shown(self, session: str, what: str, keys: list[str], at: datetime) -> None:
         self.db.using(hook_rows.mark_shown, session, what, keys, to_iso(at))
 

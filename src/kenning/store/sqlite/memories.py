@@ -21,7 +21,7 @@ from kenning.model import (
     Trigger,
 )
 from kenning.redacted import ensure, stored
-from kenning.store.protocol import Hit, IndexStats, MemoryFilter, ScopeRow, UseRow
+from kenning.store.protocol import FACETS, Hit, IndexStats, MemoryFilter, ScopeRow, SessionWrites, UseRow
 from kenning.store.sqlite import memory_search
 from kenning.store.sqlite.db import Database
 
@@ -298,6 +298,12 @@ class SqliteMemoryStore:
         if flt.source_ref_like is not None:
             clauses.append(f"{p}source_ref LIKE ?")
             params.append(flt.source_ref_like)
+        if flt.origins:
+            clauses.append(f"{p}origin IN ({_in(flt.origins)})")
+            params.extend(o.value for o in flt.origins)
+        if flt.origin_tools:
+            clauses.append(f"{p}origin_tool IN ({_in(flt.origin_tools)})")
+            params.extend(flt.origin_tools)
         return " AND ".join(clauses), params
 
     def find(
@@ -315,6 +321,27 @@ class SqliteMemoryStore:
         where, params = self._where(flt)
         row = self.db.one(f"SELECT count(*) FROM memories WHERE {where}", params)
         return int(row[0]) if row else 0
+
+    def facet_counts(self, flt: MemoryFilter, facet: str) -> dict[str, int]:
+        if facet not in FACETS:
+            raise ValueError(f"no facet {facet!r}")
+        where, params = self._where(flt)
+        rows = self.db.query(f"SELECT {facet}, count(*) FROM memories WHERE {where} GROUP BY {facet}", params)
+        return {str(r[0]): int(r[1]) for r in rows}
+
+    def memory_scopes(self, workspace: str) -> list[str]:
+        rows = self.db.query("SELECT DISTINCT scope FROM memories WHERE workspace = ? ORDER BY scope", (workspace,))
+        return [str(r[0]) for r in rows]
+
+    def sessions_written(self, workspace: str, scopes: Sequence[str], *, limit: int = 200) -> list[SessionWrites]:
+        rows = self.db.query(
+            "SELECT session, count(*) AS n, sum(status = 'active') AS active, min(created_at) AS first_at,"
+            f" max(created_at) AS last_at FROM memories WHERE workspace = ? AND scope IN ({_in(scopes)})"
+            " AND session != '' GROUP BY session ORDER BY last_at DESC, session LIMIT ?",
+            [workspace, *scopes, limit],
+        )
+        return [SessionWrites(r["session"], int(r["n"]), int(r["active"]), from_iso(r["first_at"]),
+                              from_iso(r["last_at"])) for r in rows]  # fmt: skip
 
     def iter_all(self, workspace: str) -> Iterator[Memory]:
         for row in self.db.query("SELECT * FROM memories WHERE workspace = ? ORDER BY id", (workspace,)):

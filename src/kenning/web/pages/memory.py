@@ -1,0 +1,92 @@
+"""Memory: the filtered list with search and counts, one memory's card, and the hand repairs
+(pin, hide, protect, retire, release and their undos)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from urllib.parse import quote
+
+from fastapi import APIRouter
+from starlette.datastructures import FormData
+from starlette.requests import Request
+from starlette.responses import Response
+
+from kenning.core import browse
+from kenning.core.render import memory_line
+from kenning.core.service import Core
+from kenning.errors import Invalid
+from kenning.model import Kind, Memory, Origin
+from kenning.web.common import change, core_for, done, page, with_query
+
+router = APIRouter()
+
+
+def _int(value: str, name: str, default: int) -> int:
+    if not value:
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        raise Invalid(f"{name} {value!r} is not a number", fix=f"give {name} as a whole number") from None
+
+
+def query_of(request: Request) -> browse.MemoryQuery:
+    p = request.query_params
+    return browse.MemoryQuery(
+        project=p.get("project", "").strip(), kind=p.get("kind", ""), status=p.get("status", "") or "active",
+        origin=p.get("origin", ""), writer=p.get("writer", ""), text=p.get("q", "").strip(),
+        offset=_int(p.get("offset", ""), "offset", 0), limit=_int(p.get("limit", ""), "limit", browse.PAGE),
+    )  # fmt: skip
+
+
+def card_url(ref: str) -> str:
+    return f"/memory/{quote(ref)}"
+
+
+@router.get("/memory")
+def memory_list(request: Request) -> Response:
+    q = query_of(request)
+    with core_for(request) as core:
+        listing = browse.browse(core, q)
+        params = {"project": q.project, "kind": q.kind, "status": q.status if q.status != "active" else "",
+                  "origin": q.origin, "writer": q.writer, "q": q.text}  # fmt: skip
+        more = with_query("/memory", **params, offset=q.offset + q.limit) if listing.has_more else ""
+        back = with_query("/memory", **params, offset=q.offset - q.limit) if q.offset > 0 else ""
+        return page(request, core, "memory_list.html", "memory", listing=listing, q=q, kinds=[k.value for k in Kind],
+                    origins=[o.value for o in Origin], statuses=browse.STATUS_CHOICES, more_url=more,
+                    back_url=back, card_url=card_url)  # fmt: skip
+
+
+@router.get("/memory/{ref}")
+def memory_card(request: Request, ref: str) -> Response:
+    with core_for(request) as core:
+        found = browse.card(core, ref)
+        return page(request, core, "memory_card.html", "memory", card=found, card_url=card_url,
+                    project=found.memory.scope)  # fmt: skip
+
+
+# Each action: what it calls, and the sentence that says it was done.
+ACTIONS: dict[str, tuple[Callable[[Core, str, FormData], Memory], str]] = {
+    "pin": (lambda core, ref, form: core.pin(ref), "Pinned"),
+    "unpin": (lambda core, ref, form: core.unpin(ref), "Unpinned"),
+    "hide": (lambda core, ref, form: core.hide(ref), "Hidden from sessions"),
+    "give": (lambda core, ref, form: core.give(ref), "Given to sessions again"),
+    "protect": (lambda core, ref, form: core.protect(ref, True), "Protected"),
+    "unprotect": (lambda core, ref, form: core.protect(ref, False), "No longer protected"),
+    "retire": (lambda core, ref, form: core.retire(ref, str(form.get("why", "")).strip()[:300]), "Retired"),
+    "bring-back": (lambda core, ref, form: core.bring_back(ref), "Brought back"),
+    "release": (lambda core, ref, form: core.release(ref), "Released"),
+}
+UNDO = {"pin": "unpin", "unpin": "pin", "hide": "give", "give": "hide", "protect": "unprotect",
+        "unprotect": "protect", "retire": "bring-back", "bring-back": "retire"}  # fmt: skip
+
+
+@router.post("/memory/{ref}/{action}")
+async def memory_action(request: Request, ref: str, action: str) -> Response:
+    if action not in ACTIONS:
+        raise Invalid(f"{action!r} is not an action on a memory", fix=f"use one of {', '.join(ACTIONS)}")
+    call, said = ACTIONS[action]
+    form, memory = await change(request, lambda core, form: call(core, ref, form))
+    undo = f"/memory/{quote(memory.ref)}/{UNDO[action]}" if action in UNDO else ""
+    return done(request, form, card_url(memory.ref), f"{said}: {memory_line(memory, limit=160)}", undo=undo,
+                extra={"undo_label": f"Undo ({UNDO[action].replace('-', ' ')})"} if undo else None)  # fmt: skip
