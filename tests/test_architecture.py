@@ -7,6 +7,8 @@
   * ``kenning.cli`` -> ``kenning.install``: installing agents is a CLI command over the installer library.
   * ``kenning.cli.mcp`` -> ``kenning.mcp``: ``kenning mcp`` is the MCP server's entry point (agent
     configs run that command); it starts the server and calls none of its tools.
+  * ``kenning.cli.ui`` -> ``kenning.web``: ``kenning ui`` starts the web app and renders none of it.
+  * ``kenning.server`` -> ``kenning.web``: the team server mounts the same web app behind its login.
 - Only entry points read the environment (``os.environ``, ``os.getenv``, click ``envvar=``).
 
 Imports are found at any depth (inside functions too) and through ``importlib.import_module``
@@ -21,7 +23,7 @@ from functools import cache
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parent.parent / "src"
-INTERFACES = ("kenning.cli", "kenning.mcp", "kenning.hooks", "kenning.server")
+INTERFACES = ("kenning.cli", "kenning.mcp", "kenning.hooks", "kenning.server", "kenning.web")
 ABOVE_STORE = (
     "kenning.core",
     "kenning.context",
@@ -33,6 +35,8 @@ ABOVE_STORE = (
 ALLOWED_INTERFACE_IMPORTS = {
     ("kenning.cli", "kenning.install"),
     ("kenning.cli.mcp", "kenning.mcp"),
+    ("kenning.cli.ui", "kenning.web"),
+    ("kenning.server", "kenning.web"),
 }
 
 # Who may read the environment, at function level ("*" = the whole module).
@@ -256,3 +260,31 @@ def test_only_the_store_takes_its_rows_back_as_redacted() -> None:
 def test_the_door_scanner_sees_calls() -> None:
     tree = ast.parse("x = Redacted('a')\ny = redacted.Redacted('b')\nz = stored('c')\n")
     assert _calls(tree, "Redacted") == 2 and _calls(tree, "stored") == 1
+
+
+def test_the_web_stack_loads_only_for_the_web_app() -> None:
+    """The CLI and the hooks must not pay for FastAPI, Jinja2 or uvicorn: only the web package
+    (and ``kenning ui``'s command, inside its function) imports them."""
+    heavy = ("fastapi", "starlette", "jinja2", "uvicorn")
+    outside = [
+        f"{module.name} imports {target}"
+        for module in modules()
+        if not under(module.name, "kenning.web")
+        for target in sorted(imports(module))
+        if any(under(target, h) for h in heavy)
+    ]
+    assert outside == []
+    def names(node: ast.stmt) -> list[str]:
+        if isinstance(node, ast.ImportFrom):
+            return [node.module or ""]
+        return [a.name for a in node.names] if isinstance(node, ast.Import) else []
+
+    top_level = [
+        f"{module.name} imports {name}"
+        for module in modules()
+        if module.name.startswith("kenning.cli")
+        for node in module.tree.body
+        for name in names(node)
+        if under(name, "kenning.web")
+    ]
+    assert top_level == [], "import kenning.web inside the command function, not at module level"

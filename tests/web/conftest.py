@@ -4,11 +4,19 @@ browser tests (tests/web/test_browser.py)."""
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from seed import Seeded, seed
 
+from kenning.clock import FixedClock
 from kenning.core.service import Core
 from kenning.web.app import create_app, shared_core
 from kenning.web.auth import LocalTokenAuth
@@ -38,10 +46,103 @@ def client(anonymous: TestClient, auth: LocalTokenAuth) -> TestClient:
     return anonymous
 
 
-def csrf_of(client: TestClient, path: str = "/memory") -> str:
+def csrf_of(client: TestClient, path: str = "/rules") -> str:
     import re
 
     page = client.get(path).text
     found = re.search(r'name="csrf" value="([0-9a-f]+)"', page)
     assert found, f"no csrf field on {path}"
     return found.group(1)
+
+
+# -- a real server and a real browser ---------------------------------------------------------
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "web"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run", "--disable-quic"]  # fmt: skip
+
+
+@pytest.fixture
+def clock() -> FixedClock:
+    # After the recorded transcript (2026-08-10), so the report's 30-day window holds its session.
+    return FixedClock(datetime(2026, 8, 12, 9, 0, tzinfo=UTC))
+
+
+@pytest.fixture
+def seeded(core: Core, tmp_path: Path) -> Seeded:
+    return seed(core, tmp_path)
+
+
+@dataclass
+class Served:
+    url: str  # with the launch token
+    base: str
+    auth: LocalTokenAuth
+    core: Core
+
+
+@pytest.fixture
+def served(core: Core, seeded: Seeded) -> Iterator[Served]:
+    """The app on a real uvicorn server on loopback, as `kenning ui` runs it."""
+    import uvicorn
+
+    from kenning.web.local import bind
+
+    sock = bind(0)
+    port = sock.getsockname()[1]
+    auth = LocalTokenAuth()
+    app = create_app(shared_core(core), auth)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert server.started, "uvicorn did not start"
+    base = f"http://127.0.0.1:{port}"
+    try:
+        yield Served(auth.url(base), base, auth, core)
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        pytest.skip(f"chromium is not installed at {CHROMIUM} (apt-get install chromium); browser tests skipped")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        launched = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@pytest.fixture
+def browse_page(browser: Any, served: Served) -> Iterator[Any]:
+    """A fresh browser tab that opened the printed address (and so holds the cookie)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(10_000)
+    tab = context.new_page()
+    errors: list[str] = []
+    tab.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    tab.on("pageerror", lambda exc: errors.append(str(exc)))
+    tab.goto(served.url)
+    tab.errors = errors
+    try:
+        yield tab
+    finally:
+        context.close()
+    assert errors == [], f"the page logged errors (CSP violations show here): {errors}"
+
+
+def shoot(tab: Any, name: str) -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    tab.screenshot(path=str(path), full_page=True)
+    return path

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from kenning.core.curation import History
 from kenning.core.lifecycle import in_index, in_recall_pool, is_resting, is_stale
+from kenning.core.scopes import Place
 from kenning.errors import Invalid
 from kenning.model import GLOBAL_SCOPE, PERSONAL_SCOPE, DecisionDoc, Kind, Memory, Origin, Status
 from kenning.store.protocol import MemoryFilter, ScopeRow, UseRow
@@ -78,6 +79,18 @@ class MemoryPage:
         return not self.searched and self.query.offset + len(self.memories) < self.total
 
 
+@dataclass(frozen=True)
+class Everywhere(Place):
+    """Every scope of the workspace at once: what "All projects" searches (recall reads
+    ``reach``; rules that hold for all projects still apply)."""
+
+    scopes: tuple[str, ...] = ()
+
+    @property
+    def reach(self) -> tuple[str, ...]:
+        return self.scopes
+
+
 def scopes(core: Core) -> list[ScopeRow]:
     """The workspace's projects, groups, personal and global scopes, projects first by name
     (a key that holds memories but was never registered shows as a project by its key)."""
@@ -138,7 +151,7 @@ def browse(core: Core, query: MemoryQuery) -> MemoryPage:
     if q.text.strip():
         from kenning.core.recall import MAX_COUNT
 
-        place = core.place(project=q.project) if q.project else core.place()
+        place = core.place(project=q.project) if q.project else Everywhere(core.workspace, PERSONAL_SCOPE, "every project", scopes=tuple(scope_keys(core, "")))
         result = core.recall(place, q.text, count=MAX_COUNT)
         hits = [h for h in result.hits if _matches(h.memory, q)]
         return MemoryPage(q, [h.memory for h in hits], len(hits), counts, True, {h.memory.ref: h for h in hits})

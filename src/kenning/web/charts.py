@@ -21,7 +21,8 @@ AXIS = 22
 
 @dataclass(frozen=True)
 class Segment:
-    series: int  # index into the chart's series (its colour class)
+    series: int  # the series' colour class
+    name: str  # the series' name
     value: float
     x: float
     width: float
@@ -46,6 +47,7 @@ class BarChart:
     """Horizontal bars, stacked when there is more than one series."""
 
     series: list[str]
+    colours: list[int]  # each series' colour class
     rows: list[Row]
     ticks: list[Tick]
     width: int
@@ -59,15 +61,16 @@ class BarChart:
         return not self.rows or all(r.total == 0 for r in self.rows)
 
 
-def nice_max(value: float) -> float:
-    """The axis end: 1, 2 or 5 times a power of ten, at or above ``value``."""
+def axis(value: float, *, ticks: int = 4) -> tuple[float, float]:
+    """``(end, step)`` of an axis from 0 holding ``value``: the step is 1, 2 or 5 times a power
+    of ten (never below 1, as the charts count things), the end a whole number of steps."""
     if value <= 0:
-        return 1.0
-    power = 10 ** math.floor(math.log10(value))
-    for step in (1, 2, 5, 10):
-        if value <= step * power:
-            return float(step * power)
-    return float(10 * power)
+        return 1.0, 1.0
+    raw = value / ticks
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 5, 10) if raw <= m * power)
+    step = max(step, 1.0)
+    return math.ceil(value / step) * step, step
 
 
 def _fmt(value: float) -> str:
@@ -75,12 +78,14 @@ def _fmt(value: float) -> str:
 
 
 def bars(rows: Sequence[tuple[str, Sequence[float]]], series: Sequence[str], *, width: int = 640,
-         unit: str = "") -> BarChart:  # fmt: skip
-    """Rows of ``(label, one value per series)``; the bars share one axis from 0."""
+         unit: str = "", palette: Sequence[int] = ()) -> BarChart:  # fmt: skip
+    """Rows of ``(label, one value per series)``; the bars share one axis from 0. ``palette``
+    picks each series' colour (default: in order)."""
     plot_left = LABEL_WIDTH
     plot_width = width - plot_left - 16
-    top = nice_max(max((sum(values) for _, values in rows), default=0.0))
+    top, step = axis(max((sum(values) for _, values in rows), default=0.0))
     scale = plot_width / top
+    colours = list(palette) or list(range(len(series)))
     out: list[Row] = []
     for i, (label, values) in enumerate(rows):
         x = float(plot_left)
@@ -88,12 +93,13 @@ def bars(rows: Sequence[tuple[str, Sequence[float]]], series: Sequence[str], *, 
         for s, value in enumerate(values):
             w = max(0.0, value * scale)
             if value > 0:
-                segs.append(Segment(s, value, round(x, 2), round(max(w, 1.0), 2)))
+                segs.append(Segment(colours[s], series[s], value, round(x, 2), round(max(w, 1.0), 2)))
             x += w
         out.append(Row(label, float(sum(values)), TOP + i * ROW_HEIGHT, segs))
-    ticks = [Tick(round(plot_left + plot_width * k / 4, 2), _fmt(top * k / 4)) for k in range(5)]
+    count = round(top / step)
+    ticks = [Tick(round(plot_left + plot_width * k / count, 2), _fmt(step * k)) for k in range(count + 1)]
     height = TOP + len(rows) * ROW_HEIGHT + AXIS
-    return BarChart(list(series), out, ticks, width, height, plot_left, plot_width, unit)
+    return BarChart(list(series), colours, out, ticks, width, height, plot_left, plot_width, unit)
 
 
 @dataclass(frozen=True)
@@ -108,9 +114,9 @@ class Figure:
 
 
 def figure(key: str, title: str, rows: Sequence[tuple[str, Sequence[float]]], series: Sequence[str], *,
-           note: str = "", source: str = "", unit: str = "") -> Figure:  # fmt: skip
+           note: str = "", source: str = "", unit: str = "", palette: Sequence[int] = ()) -> Figure:  # fmt: skip
     """A chart with its numbers as a table (label, each series, total when stacked)."""
-    chart = bars(rows, series, unit=unit)
+    chart = bars(rows, series, unit=unit, palette=palette)
     stacked = len(series) > 1
     head = ["", *series, *(["total"] if stacked else [])]
     table = [[label, *map(_fmt, values), *([_fmt(sum(values))] if stacked else [])] for label, values in rows]

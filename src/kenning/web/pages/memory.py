@@ -40,7 +40,7 @@ def query_of(request: Request) -> browse.MemoryQuery:
 
 
 def card_url(ref: str) -> str:
-    return f"/memory/{quote(ref)}"
+    return f"/memory/{quote(ref, safe=':')}"
 
 
 @router.get("/memory")
@@ -87,6 +87,6 @@ async def memory_action(request: Request, ref: str, action: str) -> Response:
         raise Invalid(f"{action!r} is not an action on a memory", fix=f"use one of {', '.join(ACTIONS)}")
     call, said = ACTIONS[action]
     form, memory = await change(request, lambda core, form: call(core, ref, form))
-    undo = f"/memory/{quote(memory.ref)}/{UNDO[action]}" if action in UNDO else ""
+    undo = f"{card_url(memory.ref)}/{UNDO[action]}" if action in UNDO else ""
     return done(request, form, card_url(memory.ref), f"{said}: {memory_line(memory, limit=160)}", undo=undo,
                 extra={"undo_label": f"Undo ({UNDO[action].replace('-', ' ')})"} if undo else None)  # fmt: skip

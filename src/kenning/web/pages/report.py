@@ -70,7 +70,7 @@ def sessions_recalled(core: Core, w: Window) -> Figure | None:
     tools = report.sessions_by_tool(core, w.since, w.project)
     rows = [(t.tool, [float(t.recalled), float(t.total - t.recalled)]) for t in tools]
     return figure("recalled", f"Sessions that called recall, last {w.days} days", rows,
-                  ["called recall", "did not"],
+                  ["called recall", "did not"], palette=[0, 2],
                   note="Counted by the hooks when a session's tool call was recall.", source="hook records")  # fmt: skip
 
 

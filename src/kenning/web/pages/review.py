@@ -44,7 +44,7 @@ def _effect(item: ReviewItem, existing: list[Memory]) -> str:
     if item.kind == "contradiction":
         return "Replace it retires the existing memory in favour of the new claim; Keep both stores the claim beside it."
     if item.kind == "merge":
-        return f"Accepting writes the merged sentence and retires the {n} memories it replaces."
+        return f"Accepting writes the merged sentence; the {n} memories it replaces become superseded."
     if item.kind == "retire":
         return f"Accepting retires {n} memor{'y' if n == 1 else 'ies'} (you can bring them back)."
     return f"Accepting writes a lesson that arrives on its trigger, replacing {n} memor{'y' if n == 1 else 'ies'}."
