@@ -71,7 +71,8 @@ def page(request: Request, core: Core, template: str, active: str, status_code: 
     flash = None
     raw = request.cookies.get(FLASH_COOKIE)
     if raw:
-        flash = guard.read_flash(raw)
+        signed = guard.read_flash(raw)
+        flash = {"kind": "ok", "text": "", "undo": "", "undo_label": "", "batch": "", **signed} if signed else None
     project = context.pop("project", project_of(request))
     html = pages.render(
         template,
