@@ -254,3 +254,21 @@ def test_report_window_and_numbers(browse_page: Any, served: Served, seeded: See
     tab.locator("#fig-held summary").click()
     held = tab.locator("#fig-held table").inner_text()
     assert f"{Kind.PREFERENCE.value}\t1\t1\t0\t2" in held
+
+
+def test_pages_and_actions_work_without_javascript(browser: Any, served: Served, seeded: Seeded) -> None:
+    context = browser.new_context(java_script_enabled=False)
+    try:
+        tab = context.new_page()
+        tab.goto(served.url)
+        tab.goto(f"{served.base}/memory/{seeded.fact}")
+        tab.get_by_role("button", name="Pin", exact=True).click()  # a plain form post and redirect
+        tab.get_by_role("button", name="Unpin", exact=True).wait_for()
+        assert "Pinned" in tab.locator("#flash").inner_text()
+        assert served.core.get(seeded.fact).pinned
+        tab.goto(f"{served.base}/memory")
+        tab.get_by_label("Kind").select_option("decision")
+        tab.get_by_role("button", name="Apply").click()  # no auto-submit without JS: the button does it
+        assert tab.locator(".mem .ref").all_inner_texts() == [seeded.decision]
+    finally:
+        context.close()
