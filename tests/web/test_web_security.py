@@ -112,7 +112,7 @@ def test_every_answer_carries_the_security_headers(client: TestClient) -> None:
         assert "frame-ancestors 'none'" in csp and "default-src 'none'" in csp
         assert headers["x-content-type-options"] == "nosniff"
         assert headers["x-frame-options"] == "DENY"
-        assert headers["referrer-policy"] == "no-referrer"
+        assert headers["referrer-policy"] == "same-origin"
     assert client.get("/memory").headers["cache-control"] == "no-store"
 
 
