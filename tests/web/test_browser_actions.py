@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from conftest import Served, shoot
 from seed import HOOK_SESSION, PROJECT, Seeded
 
+from conftest import Served, shoot
 from kenning.core import rules
 from kenning.model import Citation, Kind, Status
 

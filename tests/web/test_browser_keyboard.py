@@ -7,9 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import Served, shoot
 from seed import CAPTURED_SESSION, PROJECT, Seeded
 from test_browser_pages import PAGES
+
+from conftest import Served, shoot
 
 # Marks every element a keyboard user must be able to reach (shown, enabled, not tabindex=-1),
 # in document order.

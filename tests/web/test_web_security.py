@@ -7,10 +7,10 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import BASE, ORIGIN, csrf_of
 from fastapi.testclient import TestClient
 from seed import PROJECT, SCRIPT_TEXT, Seeded
 
+from conftest import BASE, ORIGIN, csrf_of
 from kenning.core.service import Core
 from kenning.model import Status
 from kenning.web.auth import LOCAL_COOKIE, LocalTokenAuth
