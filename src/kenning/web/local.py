@@ -56,6 +56,9 @@ def serve(settings: Settings, *, port: int = 0, open_browser: bool = True,
         threading.Timer(0.3, lambda: webbrowser.open(url)).start()
     try:
         server.run(sockets=[sock])
+    except KeyboardInterrupt:
+        # uvicorn shuts down gracefully on Ctrl-C, then raises the signal again: a clean stop.
+        pass
     finally:
         sock.close()
         core.close()
