@@ -39,12 +39,11 @@ def to_iso(when: datetime) -> str:
 
 
 def from_iso(text: str) -> datetime:
-    if text.endswith("Z"):
-        text = text[:-1] + "+00:00"
-    parsed = datetime.fromisoformat(text)
+    parsed = datetime.fromisoformat(text)  # Python 3.11 reads a trailing Z as UTC
     if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=UTC)
-    return parsed.astimezone(UTC)
+        return parsed.replace(tzinfo=UTC)
+    # Stored times are already UTC: skip the conversion (a listing parses thousands of them).
+    return parsed if parsed.tzinfo is UTC else parsed.astimezone(UTC)
 
 
 def parse_as_of(text: str) -> datetime:

@@ -194,3 +194,29 @@ def test_rules_everywhere_count_where_each_holds(core: Core, place: Place, clock
     counts = {v.rule.id: v.leaves_out for v in rules.listing_everywhere(core)}
     assert counts[mine] == 1 and counts[everywhere] == 2
     assert all(m.status is Status.ACTIVE for m in core.list_memories(place))
+
+
+def test_rule_counts_read_from_the_store_match_the_rule_itself(core: Core, place: Place, clock: FixedClock) -> None:
+    """count_left_out (what the Rules page shows) judges exactly as left_out (what is given out)."""
+    from kenning.store.sqlite.hooks_store import HookStore
+
+    for i in range(12):
+        ref = add(core, place, f"Fact number {chr(97 + i)} about the billing service and its {chr(98 + i)} queue",
+                  kind=(Kind.FACT, Kind.LESSON, Kind.DECISION)[i % 3], reason="it was agreed in review")  # fmt: skip
+        if i % 4 == 0:
+            core.use([ref], session=f"s{i}", tool="codex")
+        if i % 5 == 0:
+            core.pin(ref)
+        clock.advance(days=9)
+    store = HookStore(core.db)  # type: ignore[arg-type]
+    memories = core.list_memories(place, limit=1000)
+    seen = []
+    for kind, n, memory_kind in (("unused", 30, ""), ("unused", 60, "lesson"), ("proven", 1, ""), ("shipped", 0, ""),
+                                 ("undone", 0, "")):  # fmt: skip
+        rule_id = rules.add_ready(core, kind, n=n or None, project=place.project, memory_kind=memory_kind)
+        rule = store.rule(rule_id)
+        assert rule is not None
+        expected = len(rules.left_out(core, store, rule, memories))
+        assert rules.count_left_out(core, store, rule, [place.project]) == expected, kind
+        seen.append(expected)
+    assert seen[0] > 0 and seen[2] > 0  # the counts were not all trivially zero

@@ -517,3 +517,17 @@ def test_memory_scopes_lists_every_key_holding_a_memory(store: MemoryStore) -> N
     store.insert(mem("c", scope="github.com/acme/shop"))
     store.insert(mem("elsewhere", scope="x", workspace="other"))
     assert store.memory_scopes(WS) == ["github.com/acme/shop", "global"]
+
+
+def test_idle_before_keeps_unpinned_memories_with_no_activity_since(store: MemoryStore) -> None:
+    cut = T0 + timedelta(days=10)
+    idle = mem("idle", created_at=T0, confirmed_at=T0)
+    used = mem("used lately", created_at=T0, confirmed_at=T0, last_used_at=cut + timedelta(hours=1))
+    confirmed = mem("confirmed lately", created_at=T0, confirmed_at=cut)
+    pinned = mem("pinned", created_at=T0, confirmed_at=T0, pinned=True)
+    indexed = mem("in the index", created_at=T0, confirmed_at=T0, index_pinned=True)
+    old_use = mem("used long ago", created_at=T0, confirmed_at=T0, last_used_at=T0 + timedelta(days=1))
+    for m in (idle, used, confirmed, pinned, indexed, old_use):
+        store.insert(m)
+    assert sorted(m.text for m in store.find(flt(idle_before=cut))) == ["idle", "used long ago"]
+    assert store.count(flt(idle_before=cut, kinds=(Kind.LESSON,))) == 0

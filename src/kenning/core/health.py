@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from kenning.core.citations import Checker, parse_ref
 from kenning.model import PERSONAL_SCOPE, Citation, Memory, MemoryEvent, Status
-from kenning.store.protocol import MemoryFilter, ScopeRow
+from kenning.store.protocol import ScopeRow
 
 if TYPE_CHECKING:
     from kenning.core.service import Core
@@ -72,7 +72,10 @@ class HealthReport:
 
 
 def sentences(text: str) -> int:
-    return len([s for s in _SENTENCE_END.split(text.strip()) if s.strip()])
+    stripped = text.strip()
+    if not any(mark in stripped[:-1] for mark in ".!?"):  # the common case: one sentence
+        return 1 if stripped else 0
+    return len([s for s in _SENTENCE_END.split(stripped) if s.strip()])
 
 
 def _root(row: ScopeRow | None) -> Path | None:
@@ -87,12 +90,13 @@ def health(core: Core, scope: str | None = None, *, repair: bool = False) -> Hea
     is made. ``scope`` limits the look to one scope; default: the whole workspace."""
     store = core.store
     rows = {r.key: r for r in store.list_scopes(core.workspace)}
-    # Every memory of the workspace, including any under a key with no scope row.
-    memories = [m for m in store.iter_all(core.workspace)
-                if m.status is Status.ACTIVE and (scope is None or m.scope == scope)]  # fmt: skip
+    # Every memory of the workspace, including any under a key with no scope row (read once:
+    # the session's projects come from the same pass).
+    everything = list(store.iter_all(core.workspace))
+    memories = [m for m in everything if m.status is Status.ACTIVE and (scope is None or m.scope == scope)]
     report = HealthReport(checked=len(memories))
     checkers: dict[str, Checker] = {}
-    session_projects = _session_projects(core, rows)
+    session_projects = _session_projects(everything, rows)
 
     for memory in memories:
         target = _target(memory, rows, session_projects)
@@ -116,14 +120,12 @@ def health(core: Core, scope: str | None = None, *, repair: bool = False) -> Hea
     return report
 
 
-def _session_projects(core: Core, rows: dict[str, ScopeRow]) -> dict[str, set[str]]:
+def _session_projects(memories: list[Memory], rows: dict[str, ScopeRow]) -> dict[str, set[str]]:
     """Session -> the live projects it wrote memories to (the teaching session's project)."""
-    projects = [k for k, r in rows.items() if r.kind == "project" and r.removed_at is None]
+    projects = {k for k, r in rows.items() if r.kind == "project" and r.removed_at is None}
     found: dict[str, set[str]] = {}
-    if not projects:
-        return found
-    for memory in core.store.find(MemoryFilter(core.workspace, projects, statuses=tuple(Status))):
-        if memory.session:
+    for memory in memories:
+        if memory.session and memory.scope in projects:
             found.setdefault(memory.session, set()).add(memory.scope)
     return found
 

@@ -18,6 +18,7 @@ from kenning.core.lifecycle import last_activity
 from kenning.errors import Invalid, NotFound
 from kenning.model import Kind, Memory
 from kenning.redacted import EMPTY, one_line, redacted
+from kenning.store.protocol import MemoryFilter
 from kenning.store.sqlite.hooks_store import HookStore, RuleRow
 
 if TYPE_CHECKING:
@@ -152,33 +153,35 @@ def remove(core: Core, rule_id: int) -> None:
     _need(core).delete_rule(rule_id)
 
 
+def count_left_out(core: Core, store: HookStore, rule: RuleRow, scopes: list[str]) -> int:
+    """How many active memories of ``scopes`` ``rule`` keeps out: the same judgement as
+    :func:`left_out`, read from the store without loading every memory (a listing at 10k
+    memories must stay fast)."""
+    if rule.kind == "sentence":
+        return 0
+    if rule.kind == "unused":
+        kinds = (Kind(rule.memory_kind),) if rule.memory_kind else None
+        idle = MemoryFilter(core.workspace, scopes, kinds=kinds, idle_before=core.now() - timedelta(days=rule.n))
+        return core.store.count(idle)
+    # The other rules judge lessons (proven) or decisions (shipped, undone: outcomes belong to decisions).
+    kind = Kind.LESSON if rule.kind == "proven" else Kind.DECISION
+    candidates = core.store.find(MemoryFilter(core.workspace, scopes, kinds=(kind,)))
+    return len(left_out(core, store, rule, candidates))
+
+
 def listing(core: Core, place: Place | None) -> list[RuleView]:
     """Every rule for this project (or all), with how many of its memories each leaves out."""
     store = _need(core)
     rules = store.rules(core.workspace, place.project if place else None)
-    memories = core.list_memories(place, limit=100_000) if place else []
-    views = []
-    for rule in rules:
-        count = len(left_out(core, store, rule, memories)) if rule.kind != "sentence" else 0
-        views.append(RuleView(rule, describe(rule), count))
-    return views
+    return [RuleView(rule, describe(rule), count_left_out(core, store, rule, [place.project]) if place else 0)
+            for rule in rules]  # fmt: skip
 
 
 def listing_everywhere(core: Core) -> list[RuleView]:
     """Every rule of the workspace; each counts what it leaves out where it holds (its
     project's memories, or every project's for a rule that holds for all)."""
     from kenning.core.browse import scope_keys
-    from kenning.store.protocol import MemoryFilter
 
     store = _need(core)
-    pools: dict[str, list[Memory]] = {}
-    views = []
-    for rule in store.rules(core.workspace):
-        count = 0
-        if rule.kind != "sentence":
-            if rule.project not in pools:
-                flt = MemoryFilter(core.workspace, scope_keys(core, rule.project))
-                pools[rule.project] = core.store.find(flt)
-            count = len(left_out(core, store, rule, pools[rule.project]))
-        views.append(RuleView(rule, describe(rule), count))
-    return views
+    return [RuleView(rule, describe(rule), count_left_out(core, store, rule, scope_keys(core, rule.project)))
+            for rule in store.rules(core.workspace)]  # fmt: skip

@@ -78,6 +78,8 @@ class MemoryFilter:
     source_ref_like: str | None = None
     origins: Sequence[Origin] | None = None
     origin_tools: Sequence[str] | None = None  # the writer: cli, claude-code, codex, an app's name, ...
+    # Unpinned memories with no activity (written, confirmed or used) at or after this time.
+    idle_before: datetime | None = None
 
 
 # Columns a listing may be counted by (``MemoryStore.facet_counts``).

@@ -61,6 +61,14 @@ _COLUMNS = [
 ]
 
 
+# Enum lookups by value through a dict: several times faster than calling the enum, and a
+# listing or the health report turns thousands of rows into memories.
+_KINDS = {k.value: k for k in Kind}
+_STATUSES = {s.value: s for s in Status}
+_ORIGINS = {o.value: o for o in Origin}
+_CITATIONS = {c.value: c for c in Citation}
+
+
 def _opt_time(value: str | None) -> datetime | None:
     return from_iso(value) if value else None
 
@@ -71,16 +79,16 @@ def _row_to_memory(row: sqlite3.Row) -> Memory:
         workspace=row["workspace"],
         scope=row["scope"],
         text=stored(row["text"]),
-        kind=Kind(row["kind"]),
+        kind=_KINDS[row["kind"]],
         reason=stored(row["reason"]),
         rejected=stored(row["rejected"]),
         trigger=Trigger.from_text(row["trigger"]) if row["trigger"] else None,
         confidence=row["confidence"],
-        status=Status(row["status"]),
+        status=_STATUSES[row["status"]],
         status_at=_opt_time(row["status_at"]),
         status_note=stored(row["status_note"]),
         subject=row["subject"],
-        origin=Origin(row["origin"]),
+        origin=_ORIGINS[row["origin"]],
         origin_tool=row["origin_tool"],
         session=row["session"],
         branch=row["branch"],
@@ -91,7 +99,7 @@ def _row_to_memory(row: sqlite3.Row) -> Memory:
         protected=bool(row["protected"]),
         source_ref=row["source_ref"],
         source_hash=row["source_hash"],
-        citation=Citation(row["citation"]),
+        citation=_CITATIONS[row["citation"]],
         tags=tuple(t for t in row["tags"].split(" ") if t),
         created_at=from_iso(row["created_at"]),
         confirmed_at=from_iso(row["confirmed_at"]),
@@ -304,6 +312,11 @@ class SqliteMemoryStore:
         if flt.origin_tools:
             clauses.append(f"{p}origin_tool IN ({_in(flt.origin_tools)})")
             params.extend(flt.origin_tools)
+        if flt.idle_before is not None:
+            cutoff = to_iso(flt.idle_before)
+            clauses.append(f"{p}created_at < ? AND {p}confirmed_at < ? AND ({p}last_used_at IS NULL OR "
+                           f"{p}last_used_at < ?) AND {p}pinned = 0 AND {p}index_pinned = 0")  # fmt: skip
+            params.extend([cutoff, cutoff, cutoff])
         return " AND ".join(clauses), params
 
     def find(
