@@ -38,3 +38,18 @@ def test_page_renders_links_everywhere_and_is_saved(browse_page: Any, served: Se
     nav = browse_page.locator("nav[aria-label=Pages] a")
     assert nav.count() == 9
     shoot(browse_page, name)
+
+
+@pytest.mark.parametrize("name", ["memory", "memory-card", "review", "map", "report", "session"])
+def test_dark_scheme_screenshots(browser: Any, served: Served, seeded: Seeded, name: str) -> None:
+    context = browser.new_context(color_scheme="dark", viewport={"width": 1280, "height": 900})
+    try:
+        tab = context.new_page()
+        tab.goto(served.url)
+        path = PAGES[name].format(fact=seeded.fact, project=PROJECT, session="", captured=CAPTURED_SESSION)
+        assert tab.goto(served.base + path).status == 200
+        background = tab.evaluate("getComputedStyle(document.body).backgroundColor")
+        assert background == "rgb(20, 23, 27)"  # the dark palette applies
+        shoot(tab, f"dark-{name}")
+    finally:
+        context.close()
