@@ -220,3 +220,14 @@ def test_rule_counts_read_from_the_store_match_the_rule_itself(core: Core, place
         assert rules.count_left_out(core, store, rule, [place.project]) == expected, kind
         seen.append(expected)
     assert seen[0] > 0 and seen[2] > 0  # the counts were not all trivially zero
+
+
+def test_search_as_of_answers_from_what_was_believed_then(core: Core, place: Place, clock: FixedClock) -> None:
+    old = add(core, place, "The dashboard uses the light theme", kind=Kind.PREFERENCE, subject="ui.theme")
+    clock.advance(days=3)
+    new = add(core, place, "The dashboard uses the dark theme", kind=Kind.PREFERENCE, subject="ui.theme")
+    then = (clock.now() - timedelta(days=2)).date().isoformat()
+    past = browse.browse(core, browse.MemoryQuery(project=place.project, text="dashboard theme", as_of=then))
+    assert [m.ref for m in past.memories] == [old] and past.hits[old].until is not None
+    now = browse.browse(core, browse.MemoryQuery(project=place.project, text="dashboard theme"))
+    assert [m.ref for m in now.memories] == [new]

@@ -7,7 +7,7 @@ writes they trigger are the ordinary curation calls of :class:`~kenning.core.ser
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -38,6 +38,7 @@ class MemoryQuery:
     origin: str = ""
     writer: str = ""  # origin_tool: cli, claude-code, codex, an app's name, ...
     text: str = ""
+    as_of: str = ""  # with text: answer from what was believed then (a date or date-time)
     offset: int = 0
     limit: int = PAGE
 
@@ -152,8 +153,9 @@ def browse(core: Core, query: MemoryQuery) -> MemoryPage:
         from kenning.core.recall import MAX_COUNT
 
         place = core.place(project=q.project) if q.project else Everywhere(core.workspace, PERSONAL_SCOPE, "every project", scopes=tuple(scope_keys(core, "")))
-        result = core.recall(place, q.text, count=MAX_COUNT)
-        hits = [h for h in result.hits if _matches(h.memory, q)]
+        result = core.recall(place, q.text, count=MAX_COUNT, as_of=q.as_of or None)
+        # What was believed then may be superseded or retired now: the status filter does not apply.
+        hits = [h for h in result.hits if _matches(h.memory, q if not q.as_of else replace(q, status="all"))]
         return MemoryPage(q, [h.memory for h in hits], len(hits), counts, True, {h.memory.ref: h for h in hits})
     flt = _filter(core, q)
     memories = core.store.find(flt, offset=q.offset, limit=q.limit, newest_first=True)

@@ -35,6 +35,7 @@ def query_of(request: Request) -> browse.MemoryQuery:
     return browse.MemoryQuery(
         project=p.get("project", "").strip(), kind=p.get("kind", ""), status=p.get("status", "") or "active",
         origin=p.get("origin", ""), writer=p.get("writer", ""), text=p.get("q", "").strip(),
+        as_of=p.get("as_of", "").strip(),
         offset=_int(p.get("offset", ""), "offset", 0), limit=_int(p.get("limit", ""), "limit", browse.PAGE),
     )  # fmt: skip
 
@@ -49,7 +50,7 @@ def memory_list(request: Request) -> Response:
     with core_for(request) as core:
         listing = browse.browse(core, q)
         params = {"project": q.project, "kind": q.kind, "status": q.status if q.status != "active" else "",
-                  "origin": q.origin, "writer": q.writer, "q": q.text}  # fmt: skip
+                  "origin": q.origin, "writer": q.writer, "q": q.text, "as_of": q.as_of}  # fmt: skip
         more = with_query("/memory", **params, offset=q.offset + q.limit) if listing.has_more else ""
         back = with_query("/memory", **params, offset=q.offset - q.limit) if q.offset > 0 else ""
         return page(request, core, "memory_list.html", "memory", listing=listing, q=q, kinds=[k.value for k in Kind],
