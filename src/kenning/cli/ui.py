@@ -17,7 +17,10 @@ def ui_cmd(ctx: CliContext, port: int, no_open: bool) -> None:
     It listens on 127.0.0.1 only, with a fresh token in the address at every launch (the
     browser trades it for a cookie). Ctrl-C stops it.
 
-    Example: kenning ui --no-open --port 8765
+    \b
+    Example:
+      kenning ui
+      kenning ui --no-open --port 8765
     """
     from kenning.web.local import serve  # the web stack loads only for this command
 
