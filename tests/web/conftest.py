@@ -109,8 +109,11 @@ def served(core: Core, seeded: Seeded) -> Iterator[Served]:
         sock.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    # Module scope, not session: Playwright's sync API keeps an event loop running in this
+    # thread while it is open, and a later test in the same worker that runs its own loop
+    # (the MCP client tests) would fail. Leaving the module stops it.
     if not CHROMIUM.exists():
         pytest.skip(f"chromium is not installed at {CHROMIUM} (apt-get install chromium); browser tests skipped")
     from playwright.sync_api import sync_playwright
