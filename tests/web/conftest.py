@@ -7,22 +7,19 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from seed import Seeded, seed
+from web_seed import Seeded, seed
+from web_support import BASE, CHROMIUM, CHROMIUM_ARGS, Served
 
 from kenning.clock import FixedClock
 from kenning.core.service import Core
 from kenning.web.app import create_app, shared_core
 from kenning.web.auth import LocalTokenAuth
-
-BASE = "http://127.0.0.1:8765"
-ORIGIN = BASE
 
 
 @pytest.fixture
@@ -46,21 +43,8 @@ def client(anonymous: TestClient, auth: LocalTokenAuth) -> TestClient:
     return anonymous
 
 
-def csrf_of(client: TestClient, path: str = "/rules") -> str:
-    import re
-
-    page = client.get(path).text
-    found = re.search(r'name="csrf" value="([0-9a-f]+)"', page)
-    assert found, f"no csrf field on {path}"
-    return found.group(1)
-
-
 # -- a real server and a real browser ---------------------------------------------------------
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "web"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run", "--disable-quic"]  # fmt: skip
 
 
 @pytest.fixture
@@ -72,14 +56,6 @@ def clock() -> FixedClock:
 @pytest.fixture
 def seeded(core: Core, tmp_path: Path) -> Seeded:
     return seed(core, tmp_path)
-
-
-@dataclass
-class Served:
-    url: str  # with the launch token
-    base: str
-    auth: LocalTokenAuth
-    core: Core
 
 
 @pytest.fixture
@@ -142,10 +118,3 @@ def browse_page(browser: Any, served: Served) -> Iterator[Any]:
     finally:
         context.close()
     assert errors == [], f"the page logged errors (CSP violations show here): {errors}"
-
-
-def shoot(tab: Any, name: str) -> Path:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    path = ARTIFACTS / f"{name}.png"
-    tab.screenshot(path=str(path), full_page=True)
-    return path

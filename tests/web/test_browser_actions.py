@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from seed import HOOK_SESSION, PROJECT, Seeded
+from web_seed import HOOK_SESSION, PROJECT, Seeded
+from web_support import Served, shoot
 
-from conftest import Served, shoot
 from kenning.core import rules
 from kenning.model import Citation, Kind, Status
 

@@ -7,10 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from seed import CAPTURED_SESSION, PROJECT, Seeded
 from test_browser_pages import PAGES
-
-from conftest import Served, shoot
+from web_seed import CAPTURED_SESSION, PROJECT, Seeded
+from web_support import Served, shoot
 
 # Marks every element a keyboard user must be able to reach (shown, enabled, not tabindex=-1),
 # in document order.

@@ -7,9 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from seed import CAPTURED_SESSION, PROJECT, Seeded
-
-from conftest import Served, shoot
+from web_seed import CAPTURED_SESSION, PROJECT, Seeded
+from web_support import Served, shoot
 
 PAGES = {
     "memory": "/memory",

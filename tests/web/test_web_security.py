@@ -8,9 +8,9 @@ import re
 
 import pytest
 from fastapi.testclient import TestClient
-from seed import PROJECT, SCRIPT_TEXT, Seeded
+from web_seed import PROJECT, SCRIPT_TEXT, Seeded
+from web_support import BASE, ORIGIN, csrf_of
 
-from conftest import BASE, ORIGIN, csrf_of
 from kenning.core.service import Core
 from kenning.model import Status
 from kenning.web.auth import LOCAL_COOKIE, LocalTokenAuth
