@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kenning.core.lessons import ToolCall, cited_path, matching
+from kenning.core.lessons import ToolCall, cited_path, matching_memories
 from kenning.model import Citation, Memory, Status
 from kenning.store.protocol import MemoryFilter
 
@@ -140,7 +140,7 @@ def file_memories(core: Core, project: str, path: str) -> FileMemories:
     lessons: list[Memory] = []
     seen: set[str] = set()
     for kind in ("read", "edit"):
-        for m in matching(core, place, ToolCall(kind, paths=(clean,))):
+        for m in matching_memories(core, place, ToolCall(kind, paths=(clean,))):
             if m.ref not in seen:
                 lessons.append(m)
                 seen.add(m.ref)
