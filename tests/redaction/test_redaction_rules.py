@@ -170,6 +170,41 @@ def test_secrets_in_sentences(tok: Tokens) -> None:
         assert_masked(text.format(s=secret), secret)
 
 
+def test_commands_that_print_a_named_secret(tok: Tokens) -> None:
+    for command in ("$ printenv STRIPE_API_KEY", "$ kubectl get secret db -o jsonpath='{.data.password}'",
+                    "$ gcloud secrets versions access latest --secret=db-password",
+                    "$ aws ssm get-parameter --name /prod/db/password --with-decryption --query Parameter.Value",
+                    "$ heroku config:get SENTRY_AUTH_TOKEN"):
+        secret = tok(B62, 24) + "x1"
+        assert_masked(f"{command}\n{secret}\n$ ", secret)
+    assert_kept("const password = form.get('password')\ngit@github.com:acme/shop.git")
+
+
+def test_tables_with_a_secret_column(tok: Tokens) -> None:
+    keys = [tok(HEX, 32) for _ in range(3)]
+    out = assert_masked("service,api_key,region\n" + "\n".join(f"svc{i},{k},eu" for i, k in enumerate(keys)), *keys)
+    assert "svc0,[secret],eu" in out
+    secret = tok(B62, 20)
+    assert_masked(f"name\tpassword\tnote\nci\t{secret}\trotated", secret)
+    assert_kept("id,token_count,cost\n1,4096,0.02\n2,8192,0.04")
+    assert_kept("name,key,value\nsort,created_at,asc")
+
+
+def test_pgpass_lines_and_recovery_phrases(tok: Tokens) -> None:
+    password = tok(B62, 18)
+    assert_masked(f"$ cat ~/.pgpass\ndb.internal:5432:shop:shop:{password}\n*:*:*:ro:{password}x", password)
+    words = ["abandon", "ability", "able", "about", "above", "absent", "absorb", "abstract", "absurd", "abuse"]
+    phrase = " ".join(tok.rng.choice(words) for _ in range(12))
+    assert redact(f'MNEMONIC="{phrase}"') == f'MNEMONIC="{MASK}"'
+    assert_kept('description = "the deploy failed because the cache was cold and we retried it twice"')
+
+
+def test_cookies_are_judged_one_by_one(tok: Tokens) -> None:
+    session = tok(B62, 32)
+    out = assert_masked(f"Cookie: _ga=GA1.1.{tok('0123456789', 9)}.1732058270; theme=dark; sessionid={session}", session)
+    assert "_ga=GA1.1." in out and "theme=dark" in out
+
+
 # --- what must be left alone --------------------------------------------------------------------
 
 
@@ -218,6 +253,18 @@ def test_published_example_keys_are_redacted_like_any_key() -> None:
     assert redact("AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE") == f"AWS_ACCESS_KEY_ID={MASK}"
     assert redact("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY") == f"aws_secret_access_key = {MASK}"
     assert redact("curl https://api.stripe.com/v1/charges -u sk_test_4eC39HqLyjWDarjtT1zdp7dc:").count(MASK) == 1
+
+
+@pytest.mark.parametrize("bait", [
+    "password = " * 20_000, "token " * 50_000, "key," * 50_000, "a,key\n" * 20_000, "token:\n" * 50_000,
+    "sshpass -p " * 20_000, "kind: Secret\ndata:\n" * 20_000, "- name: TOKEN\n  value: x\n" * 10_000,
+    "http://" * 40_000, "eyJ." * 50_000, " -u a:b" * 30_000, ".pgpass\n" * 30_000, "ghp_" * 50_000,
+])
+def test_bait_comes_back_in_linear_time(bait: str) -> None:
+    """Many needles and nothing to mask: every rule bounds its look-around (a quadratic rule
+    would hit the test timeout on these ~300 kB)."""
+    out = redact(bait)
+    assert len(out) <= len(bait) + 8 * out.count(MASK)
 
 
 def test_linear_time_on_bait() -> None:

@@ -21,6 +21,7 @@ from kenning.redaction.engine import (
     LINE_BREAK,
     Rule,
     Span,
+    line_start,
     starts_word,
     variants,
     wrapped_end,
@@ -33,9 +34,13 @@ _OP = re.compile(r"""(?:\\*["'])?(?:\])?[ \t]*(?:(:=|=>|==|!=|=|:(?![:/])|->)|(>
 _SPACE_OP = re.compile(r"[ \t]+")
 # After "set NAME": the value, maybe behind a flag (gh secret set NAME --body VALUE).
 _SET_VALUE = re.compile(r"[ \t]+(?:(?:--body|--value|--data|--secret-string|--string|-b)(?:=|[ \t]+)|to[ \t]+)?")
+# What may follow a name that has a value: an operator, a quote, a bracket, a space.
+_AFTER_NAME = frozenset(" \t=:\"'`>\\]}),;")
 _NAME_END = frozenset(" \t`\"')(,")
-# A command that prints the variable it names; its value is the next line.
-_PRINTS = re.compile(r"(?:printenv|echo|print|printf|config:get|secrets?\s+get|get-secret-value|-field=)\s+[\"']?\$?\{?$")
+# A command that prints the secret it names; its value is the next line.
+_PRINTS = re.compile(r"(?<![\w.$-])(?:printenv|echo|printf|config:get|get|access|read|reveal|show|decrypt|"
+                     r"get-secret-value|get-parameter)(?=[ \t])|jsonpath=|-field=")
+_LINE_TAIL = re.compile(r"""[\w.-]*[}\]'"`)]*(?:[ \t]+--?[\w-]+(?:[= ][^\s\\]+)?)*[ \t]*(?=\r?\n|\\n)""")
 _IDENTIFIER_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+|[A-Z][A-Z0-9]+")
 # A YAML block scalar: the value is on the indented lines below (key: |, key: >-).
 _BLOCK_SCALAR = re.compile(r"[|>][+-]?[ \t]*(?:\r?\n|\\n)")
@@ -130,7 +135,8 @@ def accept(value: str, level: Strength, name: str = "") -> bool:
     if len(val) < 4 or level == Strength.NONE:
         return False
     if " " in val:
-        return False
+        # A wallet's recovery phrase: 12 to 24 lower-case words next to a mnemonic/seed name.
+        return bool(_MNEMONIC_NAME.search(name)) and bool(_PHRASE.fullmatch(val))
     if val[0] in "{[(" and val[-1] == "}])"["{[(".index(val[0])] and not v.random_like(val):
         return False  # a JSON object, a list, a call: structure, not a value
     if v.not_a_value(val):
@@ -164,6 +170,9 @@ def _assignment(text: str, s: int, e: int) -> Iterable[Span]:
     core = name.lstrip("-.")
     if not core:
         return ()
+    nxt = text[b:b + 1]
+    if nxt not in _AFTER_NAME and not flag and LINE_BREAK.match(text, b) is None:
+        return ()  # get_token(), self.key[...], api_key.strip(): code, not a name and its value
     level = strength(core)
     if core.isalpha():
         level = prose_level(text, a, core)  # "API key: …", "publishable key: …"
@@ -182,8 +191,10 @@ def _assignment(text: str, s: int, e: int) -> Iterable[Span]:
             # OKTA_API_TOKEN (00jH…), "`SMTP_PASSWORD` … with the value `…`": a name written as
             # code, its value further along the sentence.
             return scan_after(text, b, level, named=True)
-        elif level >= Strength.STRONG and LINE_BREAK.match(text, b) and _PRINTS.search(text, max(0, a - 40), a):
-            return next_line_value(text, b, level)  # "$ printenv API_TOKEN" and its output below
+        elif level >= Strength.STRONG and _prints_value(text, a, b):
+            # "$ printenv API_TOKEN", "kubectl … jsonpath='{.data.password}'", "gcloud secrets
+            # versions access latest --secret=db-password": the value is the output below.
+            return next_line_value(text, _line_end(text, b), level)
         else:
             return ()
     else:
@@ -224,6 +235,18 @@ def _assignment(text: str, s: int, e: int) -> Iterable[Span]:
     return ((start, end, "named-secret"),)
 
 
+def _line_end(text: str, i: int) -> int:
+    m = _LINE_TAIL.match(text, i, i + 200)
+    return m.end() if m else i
+
+
+def _prints_value(text: str, a: int, b: int) -> bool:
+    """The name ends a command that prints its value (only flags may follow it on the line)."""
+    if _PRINTS.search(text, max(line_start(text, a), a - 200), a) is None:
+        return False
+    return _LINE_TAIL.match(text, b, b + 200) is not None
+
+
 def _set_before(text: str, a: int) -> bool:
     window = text[max(0, a - 40):a]
     return any(w in window for w in _SET_WORDS) and _SET_BEFORE.search(window) is not None
@@ -249,6 +272,8 @@ def _block_value(text: str, i: int, level: Strength, name: str) -> Iterable[Span
     return ((start, full, "named-secret"),)
 
 
+_MNEMONIC_NAME = re.compile(r"(?i)mnemonic|seed|phrase|recovery")
+_PHRASE = re.compile(r"[a-z]{3,8}(?: [a-z]{3,8}){11,23}")
 _SPACES = re.compile(r"\s+|\\n")
 _COOKIE_PAIR = re.compile(r"[ \t]*([^=;\s\"']+)=([^;\s\"']*)")
 _SESSION_COOKIE = re.compile(r"(?i)sess|sid|token|auth|jwt|remember|login|secret|key")

@@ -14,8 +14,9 @@ import re
 from collections.abc import Iterable
 
 from kenning.redaction import values as v
-from kenning.redaction.assign import read_value
-from kenning.redaction.engine import Rule, Span, run_end
+from kenning.redaction.assign import accept, read_value
+from kenning.redaction.engine import Rule, Span, line_start, run_end, variants
+from kenning.redaction.names import SECRET_WORDS, Strength, strength
 
 _BEGIN = re.compile(r"-----BEGIN[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----")
 _END = re.compile(r"-----END[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----")
@@ -84,10 +85,11 @@ def _k8s_secret(text: str, s: int, _e: int) -> Iterable[Span]:
     if _KIND_SECRET.match(text, max(0, s - 14), s + 6) is None and _KIND_SECRET.search(text, max(0, s - 16), s + 8) is None:
         return ()
     # The document around it: a YAML "---" or a blank stretch bounds it.
-    lo = text.rfind("\n---", 0, s)
-    lo = max(lo + 1, s - 8000, 0)
-    hi = text.find("\n---", s)
-    hi = min(hi if hi >= 0 else len(text), s + 8000)
+    lo = max(text.rfind("\n---", max(0, s - 3000), s) + 1, s - 3000, 0)
+    hi = text.find("\n---", s, s + 3000)
+    hi = min(hi if hi >= 0 else len(text), s + 3000)
+    if text.find("ata", lo, hi) < 0:  # neither data: nor stringData: in this document
+        return ()
     out: list[Span] = []
     for block in _YAML_DATA.finditer(text, lo, hi):
         indent = len(block.group(1))
@@ -114,4 +116,80 @@ def _k8s_secret(text: str, s: int, _e: int) -> Iterable[Span]:
 
 K8S_SECRET_RULE = Rule("kubernetes-secret", ("Secret",), _k8s_secret)
 
-RULES = [PRIVATE_KEY_RULE, PUTTY_RULE, B64_KEY_RULE, K8S_SECRET_RULE]
+_ROW_END = re.compile(r"\r?\n|\\n")
+_FIELD_END = re.compile(r"[\w .()/-]*(?:[,\t]|\r?\n|\\n)")
+
+
+def _table_column(text: str, s: int, e: int) -> Iterable[Span]:
+    """A CSV or TSV header with a secret column (``service,api_key,region``): that field of each
+    row below (an exported credentials file, a spreadsheet pasted into a prompt)."""
+    if _FIELD_END.match(text, e, e + 60) is None:
+        return ()  # not a field of a comma- or tab-separated header
+    head_start = line_start(text, s)
+    if s - head_start > 400:
+        return ()
+    m = _ROW_END.search(text, e, e + 400)
+    if m is None:
+        return ()  # a header with no row below it
+    head_end = m.start()
+    header = text[head_start:head_end]
+    sep = "," if header.count(",") >= 1 else "\t" if header.count("\t") >= 1 else ""
+    if not sep or len(header) > 400 or " = " in header or ": " in header:
+        return ()
+    fields = [f.strip().strip("\"'") for f in header.split(sep)]
+    if len(fields) < 2 or not all(_FIELD.fullmatch(f) for f in fields):
+        return ()
+    column = len(header[: s - head_start].split(sep)) - 1
+    level = strength(fields[column]) if column < len(fields) else Strength.NONE
+    if level < Strength.STRONG:
+        return ()
+    out: list[Span] = []
+    pos = m.end()
+    for _ in range(200):
+        row_end_m = _ROW_END.search(text, pos, pos + 2000)
+        row_end = row_end_m.start() if row_end_m else len(text)
+        row = text[pos:row_end]
+        cells = row.split(sep)
+        if len(cells) != len(fields):
+            break
+        start = pos + sum(len(c) + 1 for c in cells[:column])
+        cell = cells[column].strip().strip("\"'")
+        if cell and accept(cell, level, fields[column]):
+            inner = text.find(cell, start, start + len(cells[column]))
+            out.append((inner, inner + len(cell), "table-secret"))
+        if row_end_m is None:
+            break
+        pos = row_end_m.end()
+    return out
+
+
+_FIELD = re.compile(r"[A-Za-z][\w .()/-]{0,40}")
+TABLE_RULE = Rule("table-secret", variants(*SECRET_WORDS), _table_column)
+
+
+_PGPASS_LINE = re.compile(r"[^:\s]+:(?:\d+|\*):[^:\s]+:[^:\s]+:([^\s]+)")
+
+
+def _pgpass(text: str, s: int, e: int) -> Iterable[Span]:
+    """``host:port:database:user:password`` lines after a mention of ``.pgpass``."""
+    out: list[Span] = []
+    pos = e
+    for _ in range(20):
+        m = _ROW_END.search(text, pos, pos + 400)
+        if m is None:
+            break
+        line = _PGPASS_LINE.match(text, m.end())
+        if line is None:
+            if out:
+                break
+            pos = m.end()
+            continue
+        if not v.placeholder(line.group(1)):
+            out.append((line.start(1), line.end(1), "pgpass-password"))
+        pos = line.end()
+    return out
+
+
+PGPASS_RULE = Rule("pgpass-password", (".pgpass", "PGPASSFILE"), _pgpass)
+
+RULES = [PRIVATE_KEY_RULE, PUTTY_RULE, B64_KEY_RULE, K8S_SECRET_RULE, TABLE_RULE, PGPASS_RULE]

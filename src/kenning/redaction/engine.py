@@ -88,7 +88,8 @@ def run_end(text: str, i: int, limit: int = 4096, chars: frozenset[str] = TOKEN_
 
 def line_start(text: str, i: int) -> int:
     """Start of the line holding ``i`` (after a raw newline or a ``\\n`` written as text)."""
-    raw = text.rfind("\n", 0, i) + 1
+    floor = max(0, i - 4096)  # bounded: a rule calling this at every needle stays linear
+    raw = max(text.rfind("\n", floor, i) + 1, floor)
     esc = text.rfind("\\n", raw, i)
     return esc + 2 if esc >= 0 else raw
 

@@ -18,7 +18,7 @@ from functools import lru_cache
 SECRET_WORDS = (
     "password", "passwd", "pwd", "pass", "passphrase", "passcode", "secret", "token", "key", "auth",
     "credential", "creds", "bearer", "cookie", "dsn", "sig", "signature", "salt", "session", "jwt", "pat",
-    "hmac", "mnemonic", "authorization", "sas", "webhook", "license",
+    "hmac", "mnemonic", "phrase", "authorization", "sas", "webhook", "license",
 )
 
 
@@ -38,7 +38,7 @@ _PASSWORD = frozenset({"password", "passwd", "passwort", "pwd", "pass", "passphr
 _STRONG = frozenset({"secret", "secrets", "token", "credential", "credentials", "creds", "cred", "apikey",
                      "bearer", "dsn", "jwt", "pat", "privatekey", "accesskey", "secretkey", "authtoken",
                      "accesstoken", "refreshtoken", "idtoken", "apitoken", "clientsecret", "hmac",
-                     "authorization", "cookie", "mnemonic", "passkey", "sas", "sastoken", "webhook",
+                     "authorization", "cookie", "mnemonic", "passkey", "phrase", "sas", "sastoken", "webhook",
                      "signingkey", "masterkey", "licensekey", "connectionstring", "connstr"})
 _WEAK = frozenset({"key", "keys", "auth", "sig", "signature", "salt", "session", "sessionid", "sid", "otp",
                    "pin", "nonce", "seed", "hash", "license", "access"})

@@ -247,6 +247,7 @@ BEARER_RULE = Rule("bearer-token", variants("bearer"), _bearer)
 
 # user:password@host. The password may hold '@' and '/' (people paste them unencoded): it runs
 # to the last '@' followed by a host name (masking a little too much beats leaking a piece).
+_SPACE = re.compile(r"[\s\"'<>]")
 _URL_AUTH = re.compile(
     r"""([^\s:/?#@'"<>\\]{0,128})(?::([^\s'"<>\\]{0,256}))?@"""
     r"""(?=(?:[\w-]+\.)*[\w-]+(?::\d{1,5})?(?:[/?#\s'"\\,;)]|$)|\[)""")
@@ -258,6 +259,9 @@ def _url_userinfo(text: str, s: int, e: int) -> Iterable[Span]:
         a -= 1
     if a == s:
         return ()
+    at = text.find("@", e, e + 400)
+    if at < 0 or _SPACE.search(text, e, at) is not None:
+        return ()  # no user part: most URLs
     m = _URL_AUTH.match(text, e)
     if m is None:
         return ()
@@ -337,7 +341,7 @@ _STDIN_SOURCE = re.compile(r"""(?:echo|printf)(?:[ \t]+-[neE]+)*[ \t]+(["']?)([^
 
 def _piped_secret(text: str, s: int, _e: int) -> Iterable[Span]:
     """``echo TOKEN | docker login --password-stdin`` / ``gh auth login --with-token``."""
-    start = max(0, text.rfind("\n", 0, s) + 1, s - 300)
+    start = max(0, text.rfind("\n", max(0, s - 300), s) + 1, s - 300)
     m = _STDIN_SOURCE.search(text, start, s)
     if m is None:
         return ()

@@ -78,6 +78,7 @@ _PATHISH = re.compile(r"^(?:~|\.{1,2}|\$[A-Z_]+|[A-Za-z]:)?[\\/]|^[\w.-]+(?:[\\/
 _FILE = re.compile(r"^[\w.-]+\.(?:json|ya?ml|toml|ini|env|cfg|conf|txt|pem|key|crt|cer|p12|pfx|jks|pub|asc|gpg|"
                    r"der|csr|js|ts|py|rb|go|sh|md|xml|properties|secret|secrets|log|db|sqlite)$", re.IGNORECASE)
 _URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s]*$")
+_SCP_REMOTE = re.compile(r"[\w.-]+@[\w-]+(?:\.[\w-]+)+:[\w./~-]+")
 _URL_CREDS = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^/\s@]*:[^/\s@]+@")
 _TYPE = re.compile(r"^(?:Optional|Union|List|Dict|Literal|SecretStr|Secret|str|string|String|bytes|int|"
                    r"Annotated|Field|typing\.\w+)\b")
@@ -160,9 +161,10 @@ def path_like(value: str) -> bool:
 
 
 def url_like(value: str) -> bool:
-    """A URL that carries no password (those are the url-password rule's job)."""
+    """A URL that carries no password (those are the url-password rule's job), or a git remote
+    written the scp way (``git@github.com:acme/shop.git``)."""
     v = unwrap(value)
-    return bool(_URL.match(v)) and not _URL_CREDS.match(v)
+    return bool(_URL.match(v)) and not _URL_CREDS.match(v) or bool(_SCP_REMOTE.fullmatch(v))
 
 
 def uuid_like(value: str) -> bool:
