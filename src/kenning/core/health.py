@@ -103,8 +103,8 @@ def health(core: Core, scope: str | None = None, *, repair: bool = False) -> Hea
         if target is not None:
             report.moves.append(Move(memory.ref, memory.text, memory.scope, *target))
         final_scope = target[0] if target else memory.scope
-        ref = parse_ref(memory.source_ref)
-        if ref.kind in ("file", "lines", "symbol"):
+        ref = parse_ref(memory.source_ref) if memory.source_ref else None  # most memories cite nothing
+        if ref is not None and ref.kind in ("file", "lines", "symbol"):
             root = _root(rows.get(final_scope))
             if root is None and not Path(ref.path).is_absolute():
                 if final_scope not in report.not_judged:
