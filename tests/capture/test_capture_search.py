@@ -73,7 +73,7 @@ def test_show_and_context(synced: Database) -> None:
     view = show(synced, CLAUDE_SESSION[:8])
     assert view["session"]["id"] == f"claude:{CLAUDE_SESSION}"
     texts = [t["text"] for t in view["turns"]]
-    assert "Why does the login test fail on CI but not locally?" in texts
+    assert "«Why does the login test fail on CI but not locally?»" in texts  # a transcript is data: quoted
     assert not any("sk_live_" in t for t in texts)
     hit = search(synced, "root cause test_expiry", now=NOW)[0]
     around = context(synced, hit.session, hit.chunk, radius=1)

@@ -23,7 +23,7 @@ def test_resume_of_the_branch_is_the_claude_session(shop: Shop) -> None:
     assert [p.rsplit("/", 1)[-1] for p in state.files_edited] == ["celery.py", "tasks.py", "pyproject.toml"]
     assert "orders/views.py" in state.files_git  # changed in the work tree since the session
     text = resume.render(state)
-    assert "todo: Add a retry policy" in text and "unanswered ask:" in text and "failing: pytest" in text
+    assert "todo: «Add a retry policy»" in text and "unanswered ask: «" in text and "failing: «pytest" in text
 
 
 def test_resume_of_the_codex_branch(shop: Shop) -> None:

@@ -54,7 +54,7 @@ def test_decision_record_diary_value_wake_up(repo: Path, kenning_home: Path) -> 
     assert out["fact"]["area"] == "queue" and len(out["closed"]) == 1
     run(["graph", "diary", "write", "Moved the queue to Redis streams.", "--agent", "claude-code"], repo, kenning_home)
     entries = json.loads(run(["graph", "diary", "read", "--json"], repo, kenning_home).stdout)
-    assert entries[0]["text"] == "Moved the queue to Redis streams."
+    assert entries[0]["text"] == "«Moved the queue to Redis streams.»"
     run(["graph", "value", "set", "deploy.target", "fly.io"], repo, kenning_home)
     assert run(["graph", "value", "get", "deploy.target"], repo, kenning_home).stdout.strip() == "fly.io"
     text = run(["sessions", "wake-up"], repo, kenning_home).stdout
@@ -70,7 +70,7 @@ def test_sync_then_escalate_and_resume(repo: Path, kenning_home: Path, tmp_path:
     again = json.loads(run(["sessions", "escalate", CLAUDE_SESSION, "--json"], repo, kenning_home).stdout)
     assert again["added"] == []
     state = json.loads(run(["sessions", "resume", "--json"], repo, kenning_home).stdout)
-    assert state["todos_open"] == ["Move the export to a task", "Add a retry policy"]
+    assert state["todos_open"] == ["«Move the export to a task»", "«Add a retry policy»"]
     bad = run(["sessions", "escalate", "no-such-session"], repo, kenning_home, ok=False)
     assert bad.returncode == 1 and "sync" in bad.stderr
 

@@ -56,9 +56,9 @@ async def test_graph_tools_round_trip(client: Client, clock: FixedClock) -> None
                                                     "reasoning": "polling was slow", "area": "queue"})
     assert [c["id"] for c in second["closed"]] == [first["fact"]["id"]]
     await call(client, "diary_write", {"text": "Moved the queue."})
-    assert (await call(client, "diary_read", {}))["entries"][0]["text"] == "Moved the queue."
+    assert (await call(client, "diary_read", {}))["entries"][0]["text"] == "«Moved the queue.»"
     await call(client, "set", {"key": "deploy.target", "value": "fly.io"})
-    assert (await call(client, "get", {"key": "deploy.target"}))["value"] == "fly.io"
+    assert (await call(client, "get", {"key": "deploy.target"}))["value"] == "«fly.io»"
     woke = await call(client, "wake_up", {})
     assert "Use Redis streams for the queue" in woke["text"] and "Use Postgres for the queue" not in woke["text"]
     timeline = await call(client, "kg_timeline", {"entity": "shop"})

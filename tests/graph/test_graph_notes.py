@@ -66,7 +66,7 @@ def test_diary_is_dated_newest_first_and_redacted(core: Core, place: Place, cloc
                       agent="claude-code")
     notes.diary_write(core, place, "Codex looked at CI.", agent="codex")
     entries = notes.diary_read(core, place, agent="claude-code")
-    assert [e["text"][:9] for e in entries] == ["Token [se", "Started t"]
+    assert [e["text"][:10] for e in entries] == ["«Token [se", "«Started t"]  # an entry is data: quoted
     assert "ghp_" not in entries[0]["text"]
     assert len(notes.diary_read(core, place)) == 3
     assert notes.diary_read(core, place, since=(clock.now() + timedelta(days=1)).date().isoformat()) == []

@@ -47,9 +47,9 @@ async def test_goal_progress_and_handoff_reach_the_hooks(client: Client, repo: P
     note = await call(client, "handoff", {"note": "Do not bump the service worker cache key; QA pinned it."})
     assert note["to"] == "all"
     brief = run_hook("claude-code", "SessionStart", claude(repo, "SessionStart", "mcp-1")).context
-    assert "Goal: Make checkout work offline." in brief and "Sync conflicts on reconnect" in brief
+    assert "Goal: «Make checkout work offline.»" in brief and "«Sync conflicts on reconnect»" in brief  # an agent's: quoted
     first = run_hook("claude-code", "UserPromptSubmit", claude(repo, "UserPromptSubmit", "mcp-1")).context
-    assert "A note left for you by codex: Do not bump the service worker cache key" in first
+    assert "A note left for you by codex: «Do not bump the service worker cache key" in first
 
 
 async def test_narration_is_refused_with_a_fix(client: Client) -> None:

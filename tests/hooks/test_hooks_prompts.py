@@ -108,7 +108,7 @@ def test_handoff_note_shown_once_to_each_other_agent(shop: Core, repo: Path) -> 
     work.handoff(shop, shop.place(repo), "Do not touch the payments schema; a migration is pending review.",
                  from_tool="codex", from_session="codex:zzz")  # fmt: skip
     note = prompt(repo, S1, "Continue with the login fix.")
-    assert "A note left for you by codex: Do not touch the payments schema" in note
+    assert "A note left for you by codex: «Do not touch the payments schema" in note
     assert "payments" not in prompt(repo, S1, "Continue with the login fix.")
     assert "payments schema" in prompt(repo, S2, "Fix the signup page layout.")
 

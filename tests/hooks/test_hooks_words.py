@@ -44,7 +44,7 @@ def test_words_are_written_detached_and_redacted(repo: Path, kenning_home: Path)
     _, last = _wait_for(kenning_home, f"claude-code:{S}", lambda r: r[1])
     assert SECRET not in last and last.startswith("Done; I used")
     other = run_hook("claude-code", "SessionStart", claude(repo, "SessionStart", S[:-1] + "2"), env=background)
-    assert 'asked "Deploy with token [secret]' in other.context and SECRET not in other.context
+    assert 'asked «Deploy with token [secret]' in other.context and SECRET not in other.context
     raw = b"".join(p.read_bytes() for p in kenning_home.rglob("*") if p.is_file())
     assert SECRET.encode() not in raw
 

@@ -126,7 +126,7 @@ async def test_record_decision_writes_memory_and_doc(client: Client, core: Core,
     assert memory.kind is Kind.DECISION and memory.confidence == pytest.approx(0.8)
     assert memory.rejected == "npm workspaces; yarn berry"
     doc = out["decision_doc"]
-    assert "Why: workspaces install" in doc["text"] and "Rejected: npm workspaces; yarn berry" in doc["text"]
+    assert "Why: «workspaces install" in doc["text"] and "Rejected: «npm workspaces; yarn berry»" in doc["text"]
     assert len(core.decision_docs(core.place(project))) == 1
 
 

@@ -14,6 +14,7 @@ from typing import Any
 from kenning.capture.lookup import find_session
 from kenning.clock import from_iso, parse_as_of, to_iso
 from kenning.errors import Invalid, NotFound
+from kenning.quoting import as_data, neutral
 from kenning.redact import redact
 from kenning.store.sqlite.capture_store import CaptureStore, SearchFilters
 from kenning.store.sqlite.db import Database
@@ -49,7 +50,12 @@ class Hit:
     title: str
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """As handed out (tools, ``--json``): what the session said quoted as data."""
+        out = asdict(self)
+        out["evidence"] = as_data(self.evidence)
+        out["title"] = as_data(self.title) if self.title else ""
+        out["project_name"] = neutral(self.project_name)
+        return out
 
 
 def query_terms(query: str) -> list[str]:
@@ -139,11 +145,27 @@ def search(db: Database, query: str, *, workspace: str = "", project: str = "", 
     return hits
 
 
+def _session_view(meta: dict[str, Any]) -> dict[str, Any]:
+    """A session's row as handed out: its title (its first prompt) quoted, names neutral."""
+    out = dict(meta)
+    if out.get("title"):
+        out["title"] = as_data(str(out["title"]))
+    for key in ("project_name", "cwd", "branch"):
+        if isinstance(out.get(key), str):
+            out[key] = neutral(out[key])
+    return out
+
+
 def _turn_view(t: dict[str, Any]) -> dict[str, Any]:
+    """A turn as handed out: redacted again (with the current rules), its words quoted as
+    data (lines kept), tool inputs quoted, file names neutral."""
     import json
 
-    return {"turn": t["id"], "role": t["role"], "at": t["at"], "text": redact(t["text"]),
-            "tool_calls": json.loads(t["tool_calls"]), "files": json.loads(t["files"]), "subagent": t["subagent"]}
+    calls = [{k: (as_data(str(v)) if k == "input" else neutral(str(v))) for k, v in c.items()}
+             for c in json.loads(t["tool_calls"]) if isinstance(c, dict)]  # fmt: skip
+    return {"turn": t["id"], "role": t["role"], "at": t["at"], "text": as_data(redact(t["text"]), multiline=True) if t["text"] else "",
+            "tool_calls": calls, "files": [neutral(str(f)) for f in json.loads(t["files"])],
+            "subagent": t["subagent"]}
 
 
 def show(db: Database, session: str, *, limit: int = 500) -> dict[str, Any]:
@@ -151,7 +173,7 @@ def show(db: Database, session: str, *, limit: int = 500) -> dict[str, Any]:
     store = CaptureStore(db)
     meta = find_session(db, session)
     turns = store.turns(meta["id"], limit=limit)
-    return {"session": meta, "turns": [_turn_view(t) for t in turns]}
+    return {"session": _session_view(meta), "turns": [_turn_view(t) for t in turns]}
 
 
 def context(db: Database, session: str, chunk: int, *, radius: int = 3) -> dict[str, Any]:
@@ -163,4 +185,4 @@ def context(db: Database, session: str, chunk: int, *, radius: int = 3) -> dict[
         raise NotFound(f"chunk {chunk} is not in session {meta['id']}",
                        fix="use the chunk and session of a `kenning sessions search` result")
     turns = store.turns(meta["id"], around=row["turn"], radius=radius)
-    return {"session": meta, "chunk": chunk, "turn": row["turn"], "turns": [_turn_view(t) for t in turns]}
+    return {"session": _session_view(meta), "chunk": chunk, "turn": row["turn"], "turns": [_turn_view(t) for t in turns]}

@@ -13,6 +13,7 @@ import click
 from kenning.cli.common import resolve_user_home, user_home_option
 from kenning.cli.context import CliContext, emit_json, pass_ctx
 from kenning.errors import Invalid
+from kenning.quoting import as_data, neutral
 
 
 def _env(ctx: CliContext) -> dict[str, str]:
@@ -195,9 +196,9 @@ def search_cmd(ctx: CliContext, query: tuple[str, ...], project: str, tool: str 
         return
     for h in hits:
         tag = f" {h.type}:{h.importance}" if h.type != "general" else ""
-        click.echo(f"{h.at[:16].replace('T', ' ')}  {h.tool:<11} {h.project_name or h.project}  "
+        click.echo(f"{h.at[:16].replace('T', ' ')}  {h.tool:<11} {neutral(h.project_name or h.project)}  "
                    f"[{h.session} chunk {h.chunk}]{tag}")
-        click.echo(f"    {h.role}: {h.evidence}")
+        click.echo(f"    {h.role}: {as_data(h.evidence)}")
 
 
 def _print_turns(turns: list[dict[str, Any]], mark: int | None = None) -> None:
@@ -208,7 +209,10 @@ def _print_turns(turns: list[dict[str, Any]], mark: int | None = None) -> None:
             head += f" (subagent {t['subagent']})"
         click.echo(head)
         if t["text"]:
-            for line in t["text"].splitlines()[:40]:
+            lines = t["text"].splitlines()
+            if len(lines) > 40:  # the turn's quote closes even when it is cut short
+                lines = [*lines[:40], "…»"]
+            for line in lines:
                 click.echo(f"    {line}")
         for call in t["tool_calls"]:
             click.echo(f"    -> {call['name']} {call['input']}")

@@ -10,10 +10,12 @@ import click
 from kenning.cli.common import core_of, json_option, place_of, where_options
 from kenning.cli.context import CliContext, emit_json, pass_ctx
 from kenning.clock import to_iso
+from kenning.core.lifecycle import quoted
 from kenning.core.remember import RememberRequest, RememberResult
 from kenning.core.render import hit_marks, lifecycle_marks, memory_dict, memory_line
 from kenning.core.write_rules import parse_trigger
 from kenning.model import Kind, Memory, Origin
+from kenning.quoting import neutral
 
 KINDS = [k.value for k in Kind]
 
@@ -150,9 +152,9 @@ def _detail(core: object, memory: Memory) -> dict[str, object]:
     return {
         **memory_dict(memory, core.now()),
         "history": {
-            "replaced": [{"ref": m.ref, "text": m.text, "until": to_iso(m.status_at) if m.status_at else None} for m in hist.replaced],
-            "replaced_by": [{"ref": m.ref, "text": m.text} for m in hist.replaced_by],
-            "events": [{"at": to_iso(e.at), "event": e.event, "detail": e.detail, "other": e.other_ref} for e in hist.events],
+            "replaced": [{"ref": m.ref, "text": quoted(m), "until": to_iso(m.status_at) if m.status_at else None} for m in hist.replaced],
+            "replaced_by": [{"ref": m.ref, "text": quoted(m)} for m in hist.replaced_by],
+            "events": [{"at": to_iso(e.at), "event": e.event, "detail": neutral(e.detail), "other": e.other_ref} for e in hist.events],
         },
         "evidence": {
             "confirmations": memory.confirmations,
@@ -187,7 +189,7 @@ def get_cmd(ctx: CliContext, refs: tuple[str, ...], as_json: bool) -> None:
         for key in ("reason", "rejected", "trigger", "subject", "source_ref", "citation", "status", "confidence",
                     "origin", "origin_tool", "pinned", "hidden", "held", "protected", "created_at", "last_used_at", "uses"):  # fmt: skip
             if d.get(key) not in (None, "", False):
-                click.echo(f"  {key}: {d[key]}")
+                click.echo(f"  {key}: {neutral(str(d[key]))}" if key not in ("reason", "rejected") else f"  {key}: {d[key]}")
         hist = d["history"]
         assert isinstance(hist, dict)
         for item in hist["replaced"]:

@@ -262,7 +262,7 @@ def goal_cmd(ctx: CliContext, text: str | None, branch: str | None, cwd: Path | 
     place = place_of(core, cwd, project)
     if text:
         work.set_goal(core, place, text, branch=branch)
-    goal = work.goal(core, place, branch)
+    goal = work.goal_shown(core, place, branch)
     if as_json:
         emit_json({"branch": branch or place.branch, "goal": goal or None})
     else:

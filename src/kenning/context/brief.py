@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from kenning import isotime
 from kenning.core import presence, waiting
+from kenning.quoting import by_origin, cut, neutral
 from kenning.store.sqlite import hook_rows
 
 TYPE_CHECKING = False  # typing is left unimported on purpose (start-up time); mypy reads True
@@ -55,8 +56,13 @@ MIN_SECTION = 40  # a section with less room than this is left out rather than c
 
 
 def clip(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+    """A rendered line folded to one line and cut to ``limit``, its quotes kept closed."""
+    return cut(" ".join(text.split()), limit)
+
+
+def origin_of(by: str) -> str:
+    """Goals and open items record who wrote them: "person" (the kenning command) or an agent."""
+    return "person" if by == "person" else "agent"
 
 
 def section(title: str, parts: Sequence[str], limit: int) -> str:
@@ -64,6 +70,7 @@ def section(title: str, parts: Sequence[str], limit: int) -> str:
 
 
 def scope_line(name: str, branch: str) -> str:
+    name, branch = neutral(name), neutral(branch)
     if not branch:
         return f"Project {name} · no branch"
     if branch == "HEAD":
@@ -104,12 +111,15 @@ def open_parts(conn: sqlite3.Connection, where: Where, branch: str) -> list[str]
     items = hook_rows.open_items(conn, ws, project, branch)
     if items:
         more = f" (+{len(items) - MAX_ITEMS} more)" if len(items) > MAX_ITEMS else ""
-        parts.append("; ".join(clip(f"#{i} {text}", 100) for i, text in items[:MAX_ITEMS]) + more)
+        # An agent's item is data, quoted (cut inside its quote); the person's, as written.
+        parts.append("; ".join(f"#{i} {by_origin(clip(neutral(text), 90), origin_of(by))}"
+                               for i, text, by in items[:MAX_ITEMS]) + more)  # fmt: skip
     tasks = hook_rows.open_tasks(conn, ws, project)
     if tasks:
-        parts.append("tasks: " + "; ".join(f"#{i} {clip(title, 60)}" for i, title in tasks[:MAX_TASKS]))
+        # Tasks are made with the kenning command: the person's words, neutral.
+        parts.append("tasks: " + "; ".join(f"#{i} {clip(neutral(title), 60)}" for i, title in tasks[:MAX_TASKS]))
     if presence.is_trunk(branch):
-        parked = sorted(f"{b} ({n} files)" for b, n in where.dirty if b not in (branch, "HEAD"))
+        parked = sorted(f"{neutral(b)} ({n} files)" for b, n in where.dirty if b not in (branch, "HEAD"))
         if parked:
             parts.append("uncommitted work on " + ", ".join(parked[:MAX_PARKED]))
     return parts
@@ -131,15 +141,18 @@ def gather(conn: sqlite3.Connection, where: Where, branch: str, me: str, now: fl
     """Everything the brief says, read now: ``me`` is the session's key ("" for none)."""
     ws, project = where.workspace, where.project
     rules = hook_rows.sentence_rules(conn, ws, project)
+    text, by = hook_rows.goal_by(conn, ws, project, branch) if branch else ("", "")
     waits: list[str] = []
     if where.root:  # only a repository has pull requests and issues
         raw = hook_rows.meta(conn, waiting.cache_key(project))
         waits = [clip(line, WAITING_CHARS) for line in waiting.lines(raw, now)]
     return Parts(
         scope=scope_line(where.name or project, branch),
-        goal=hook_rows.goal(conn, ws, project, branch) if branch else "",
+        # An agent's goal is data, quoted (cut inside its quote); the person's, as written.
+        goal=by_origin(clip(neutral(text), GOAL_CHARS - 10), origin_of(by)) if text else "",
         open=open_parts(conn, where, branch), waiting=waits, others=others(conn, where, me, now),
-        rules=[clip(r, RULE_CHARS) for r in rules[:MAX_RULES]], more_rules=max(0, len(rules) - MAX_RULES),
+        # The rules are the person's own (the kenning command): neutral, not quoted.
+        rules=[clip(neutral(r), RULE_CHARS) for r in rules[:MAX_RULES]], more_rules=max(0, len(rules) - MAX_RULES),
     )  # fmt: skip
 
 
@@ -175,7 +188,7 @@ def compose(parts: Parts, *, holdout: bool = False, limit: int = LIMIT) -> str:
     room -= len(open_line) + 1 if open_line else 0
     others_line = _fit(section("Others", parts.others, OTHERS_CHARS), room)
     body = head + [line for line in (open_line, others_line) if line] + rules + tail
-    return "\n".join(body)[:limit]
+    return cut("\n".join(body), limit)
 
 
 def build(core: Core, place: Place, session: SessionRow | None = None, *, holdout: bool = False,

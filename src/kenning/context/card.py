@@ -24,6 +24,7 @@ from kenning.core.matching import cited_path, names_file
 from kenning.core.render import memory_line
 from kenning.gitinfo import GitError, run_git
 from kenning.model import Citation, Memory
+from kenning.quoting import neutral
 from kenning.store.protocol import MemoryFilter
 
 if TYPE_CHECKING:
@@ -126,10 +127,11 @@ def build(core: Core, place: Place, task: TaskRow, session: SessionRow | None = 
     if core.db is None:
         raise RuntimeError("the card needs a SQLite-backed core")
     branch = place.branch or task.branch or "no branch"
-    head = [f"kenning task #{task.id}: {clip(task.title, 200)}"]
+    # A task and its goal are the person's own words (the kenning command): neutral, not quoted.
+    head = [f"kenning task #{task.id}: {clip(neutral(task.title), 200)}"]
     if task.goal:
-        head.append(clip(f"Goal: {task.goal}", 900))
-    head.append(f"Project {place.name or place.project} · branch {branch}")
+        head.append(clip(f"Goal: {neutral(task.goal)}", 900))
+    head.append(f"Project {neutral(place.name or place.project)} · branch {neutral(branch)}")
     # Open, Others, the rules and what waits on GitHub: read as the brief reads them.
     where = where_of(core, place, task.cwd or (str(place.root) if place.root else ""))
     parts = brief.gather(core.db.conn, where, place.branch, session.session if session else "",
@@ -139,7 +141,7 @@ def build(core: Core, place: Place, task: TaskRow, session: SessionRow | None = 
         rest.append(section("Others", parts.others, 450))
     names = connected(core)
     if names:
-        rest.append(clip("Connected: " + ", ".join(names), 300))
+        rest.append(clip("Connected: " + ", ".join(neutral(n) for n in names), 300))
     rest.extend(parts.rule_lines())
     memories = choose(core, place, task)
     if memories:

@@ -8,7 +8,8 @@ this without the core.
 from __future__ import annotations
 
 from kenning import isotime
-from kenning.core import presence, wording
+from kenning.core import presence
+from kenning.quoting import by_origin, neutral
 from kenning.store.sqlite import hook_rows
 
 TYPE_CHECKING = False  # typing is left unimported on purpose (start-up time); mypy reads True
@@ -49,7 +50,7 @@ def build(conn: sqlite3.Connection, where: Where, session: sqlite3.Row, prompt: 
     ws, project, now_iso = where.workspace, where.project, isotime.iso(now)
     notes: list[str] = []
     if branch_now and then and branch_now != then:
-        notes.append(f"The branch changed: this session is now on {branch_now} (was {then}).")
+        notes.append(f"The branch changed: this session is now on {neutral(branch_now)} (was {neutral(then)}).")
     if branch_now != then:
         hook_rows.update_session(conn, key, {"branch": branch_now})
     seen_agents = hook_rows.shown(conn, key, "agent")
@@ -65,8 +66,9 @@ def build(conn: sqlite3.Connection, where: Where, session: sqlite3.Row, prompt: 
     pending = [h for h in hook_rows.handoffs(conn, ws, project, isotime.iso(now - presence.HANDOFF_SECONDS))
                if str(h["id"]) not in seen_notes and presence.note_is_for(h["to_agent"], h["from_session"], key, tool)]  # fmt: skip
     for h in pending[:MAX_HANDOFFS]:
-        body = wording.quote(str(h["text"]), h["origin"] == "widget")
-        notes.append(f"A note left for you by {h['from_tool'] or 'another agent'}: {body}")
+        # An agent's note is data, quoted; a widget's with its label; the person's as written.
+        body = by_origin(str(h["text"]), str(h["origin"]))
+        notes.append(f"A note left for you by {neutral(str(h['from_tool'])) or 'another agent'}: {body}")
     hook_rows.mark_shown(conn, key, "handoff", [str(h["id"]) for h in pending], now_iso)
     if plan_ahead(prompt):
         notes.append(PLAN_NOTE)

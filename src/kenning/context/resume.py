@@ -20,6 +20,7 @@ from kenning.capture.sources.claude_code import human_text
 from kenning.capture.sources.jsonl import iter_all
 from kenning.core.scopes import Place
 from kenning.errors import NotFound
+from kenning.quoting import as_data, neutral
 from kenning.redacted import EMPTY, Redacted, head
 from kenning.store.sqlite.db import Database
 
@@ -56,7 +57,17 @@ class WorkState:
     transcript: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """As handed out (tools, ``--json``): the transcript's words quoted as data."""
+        out = asdict(self)
+        for key in ("asked", "last_ask", "unanswered", "done"):
+            out[key] = as_data(out[key]) if out[key] else ""
+        out["todos_open"] = [as_data(t) for t in self.todos_open]
+        out["failing"] = [as_data(c) for c in self.failing]
+        for key in ("session", "tool", "project", "branch", "transcript"):
+            out[key] = neutral(out[key])
+        out["files_edited"] = [neutral(f) for f in self.files_edited]
+        out["files_git"] = [neutral(f) for f in self.files_git]
+        return out
 
 
 def _short(text: str, limit: int = MAX_TEXT) -> Redacted:
@@ -84,7 +95,7 @@ class _Words:
 def _seal(state: WorkState, words: _Words) -> None:
     state.asked, state.last_ask, state.done = _short(words.asked), _short(words.last_ask), _short(words.done)
     state.unanswered = EMPTY if words.answered else state.last_ask
-    state.todos_open = [_short(t) for t in words.todos]
+    state.todos_open = [_short(t) for t in words.todos if t.strip()]
     state.failing = [_short(c, 160) for c in words.failing]
 
 
@@ -304,22 +315,24 @@ def resume(db: Database, place: Place, session: str = "") -> WorkState:
 
 
 def render(state: WorkState) -> str:
-    lines = [f"Last work: {state.session} ({state.tool}, branch {state.branch or '-'}, "
+    """The state as text. What the transcript said is quoted as data: a resumed session reads
+    the last one's words, it does not take orders from them."""
+    lines = [f"Last work: {neutral(state.session)} ({neutral(state.tool)}, branch {neutral(state.branch) or '-'}, "
              f"{state.started[:16].replace('T', ' ')} → {state.ended[:16].replace('T', ' ')})"]
     if state.asked:
-        lines.append(f"Asked: {state.asked}")
+        lines.append(f"Asked: {as_data(state.asked)}")
     if state.last_ask and state.last_ask != state.asked:
-        lines.append(f"Last ask: {state.last_ask}")
+        lines.append(f"Last ask: {as_data(state.last_ask)}")
     if state.done:
-        lines.append(f"Done (last words): {state.done}")
+        lines.append(f"Done (last words): {as_data(state.done)}")
     lines.append(f"Ran {state.commands} commands; edited {len(state.files_edited)} files.")
-    open_items = [f"todo: {t}" for t in state.todos_open] + [f"failing: {c}" for c in state.failing]
+    open_items = [f"todo: {as_data(t)}" for t in state.todos_open] + [f"failing: {as_data(c)}" for c in state.failing]
     if state.unanswered:
-        open_items.append(f"unanswered ask: {state.unanswered}")
+        open_items.append(f"unanswered ask: {as_data(state.unanswered)}")
     lines.append("Open:" if open_items else "Open: nothing recorded as open.")
     lines += [f"  - {item}" for item in open_items[:12]]
     if state.files_edited:
-        lines.append("Files edited: " + ", ".join(state.files_edited[:20]))
+        lines.append("Files edited: " + ", ".join(neutral(f) for f in state.files_edited[:20]))
     if state.files_git:
-        lines.append("Changed in git since: " + ", ".join(state.files_git[:20]))
+        lines.append("Changed in git since: " + ", ".join(neutral(f) for f in state.files_git[:20]))
     return "\n".join(lines)

@@ -25,6 +25,7 @@ from kenning.core.scopes import Place
 from kenning.core.service import Core
 from kenning.graph.decide import sentences
 from kenning.model import Status
+from kenning.quoting import as_data, neutral
 from kenning.store.sqlite.db import Database
 from kenning.store.sqlite.graph_store import FactRow, GraphStore
 from kenning.store.sqlite.memories import SqliteMemoryStore
@@ -96,7 +97,7 @@ def identity_line(settings: Settings | None) -> str:
     except (OSError, UnicodeDecodeError):
         return ""
     first = next((x.strip() for x in text.splitlines() if x.strip()), "")
-    return _clip(first, 200)
+    return _clip(neutral(first), 200)  # the person's own file: neutral, not quoted
 
 
 def chunk_lines(db: Database, place: Place, limit: int = MAX_CHUNKS) -> list[str]:
@@ -118,17 +119,19 @@ def chunk_lines(db: Database, place: Place, limit: int = MAX_CHUNKS) -> list[str
             continue
         seen.add(key)
         per_session[r["session"]] = per_session.get(r["session"], 0) + 1
-        out.append(f"[c:{r['id']}] {r['type']}: {sentence} · {r['tool']} {r['at'][:10]}")
+        # A past session's sentence is data: quoted, never an instruction to this one.
+        out.append(f"[c:{r['id']}] {r['type']}: {as_data(sentence)} · {neutral(r['tool'])} {r['at'][:10]}")
         if len(out) >= limit:
             break
     return out
 
 
 def fact_line(f: FactRow) -> str:
-    area = f" ({f.area})" if f.area else ""
-    obj = _clip(f.object_name, 130)
-    subject = "" if f.subject == f.project else f"{f.subject_name} "
-    return f"[f:{f.id}] {subject}{f.predicate}{area}: {obj} · {f.valid_from[:10]}"
+    area = f" ({neutral(f.area)})" if f.area else ""
+    # Facts come from transcripts and agents: the object is quoted as data, names made neutral.
+    obj = as_data(_clip(f.object_name, 130)) if f.object_kind == "text" else neutral(_clip(f.object_name, 130))
+    subject = "" if f.subject == f.project else f"{neutral(f.subject_name)} "
+    return f"[f:{f.id}] {subject}{neutral(f.predicate)}{area}: {obj} · {f.valid_from[:10]}"
 
 
 def _given_out(db: Database, facts: list[FactRow]) -> list[FactRow]:
@@ -147,7 +150,7 @@ def _given_out(db: Database, facts: list[FactRow]) -> list[FactRow]:
 def build(db: Database, settings: Settings | None, place: Place) -> Bundle:
     store = GraphStore(db)
     title = place.name or place.project
-    bundle = Bundle(f"kenning wake-up for {title}" + (f" (branch {place.branch})" if place.branch else ""),
+    bundle = Bundle(f"kenning wake-up for {neutral(title)}" + (f" (branch {neutral(place.branch)})" if place.branch else ""),
                     identity_line(settings))
     decided = store.current_facts(place.workspace, place.project, predicates=DECISION_PREDICATES,
                                   limit=MAX_DECISIONS * 3)

@@ -14,6 +14,7 @@ from kenning.core.remember import RememberRequest, RememberResult, remember
 from kenning.core.scopes import Place
 from kenning.errors import Invalid
 from kenning.model import DecisionDoc, Kind
+from kenning.quoting import as_data, by_origin, neutral
 from kenning.redacted import Redacted, clip, head, redacted
 from kenning.store.protocol import MemoryStore
 
@@ -80,15 +81,23 @@ def render(store: MemoryStore, doc: DecisionDoc, *, for_agent: bool) -> str:
     memory = store.get(doc.memory_ref) if doc.memory_ref else None
     if for_agent and memory is not None and (memory.hidden or memory.held):
         decision, reason, rejected = HELD_WORDS, HELD_WORDS if reason else "", HELD_WORDS if rejected else ""
-    lines = [f"# {doc.title}", "", f"Decision: {decision}", f"Why: {reason or '(not given)'}"]
+    # For an agent, words someone other than the person wrote are quoted as data.
+    origin = memory.origin.value if memory is not None else "agent"
+
+    def words(text: str) -> str:
+        return by_origin(text, origin, multiline=True) if for_agent and text not in ("", HELD_WORDS) else text
+
+    lines = [f"# {words(doc.title)}", "", f"Decision: {words(decision)}", f"Why: {words(reason) or '(not given)'}"]
     if rejected:
-        lines.append(f"Rejected: {rejected}")
+        lines.append(f"Rejected: {words(rejected)}")
     lines.append(f"Confidence: {doc.confidence:.2f}")
     if doc.source_ref:
-        lines.append(f"Source: {doc.source_ref}")
+        lines.append(f"Source: {neutral(doc.source_ref)}")
     if doc.area:
-        lines.append(f"Area: {doc.area}")
+        lines.append(f"Area: {neutral(doc.area)}")
     if doc.memory_ref:
         lines.append(f"Memory: {doc.memory_ref}")
-    lines += ["", "## Outcome", *doc.outcome]
+    # Outcome lines carry pull request titles: other people's words.
+    outcome = [line if line == PENDING or not for_agent else as_data(line) for line in doc.outcome]
+    lines += ["", "## Outcome", *outcome]
     return "\n".join(lines)

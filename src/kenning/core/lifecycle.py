@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from kenning.core.wording import WIDGET_QUOTE
 from kenning.model import Citation, Kind, Memory, Status
+from kenning.quoting import by_origin
 
 SHELF_LIFE = timedelta(days=14)
 RESTING_AFTER = timedelta(days=30)
@@ -63,6 +63,7 @@ def in_index(memory: Memory, now: datetime) -> bool:
 
 
 def quoted(memory: Memory, text: str | None = None) -> str:
-    """Text as it may be handed to an agent: widget text always quoted, never obeyed."""
-    body = memory.text if text is None else text
-    return WIDGET_QUOTE.format(body) if memory.from_widget else body
+    """Text of ``memory`` (its sentence, or ``text`` such as its reason) as it may be handed to
+    an agent: the person's words as they are, anyone else's quoted as data, a widget's with its
+    label (:mod:`kenning.quoting`)."""
+    return by_origin(memory.text if text is None else text, memory.origin.value)

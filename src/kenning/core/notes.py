@@ -20,6 +20,7 @@ from kenning.core.service import Core
 from kenning.errors import Invalid, NotFound
 from kenning.graph import facts
 from kenning.model import Kind, Origin
+from kenning.quoting import as_data, neutral
 from kenning.redacted import head, redacted
 from kenning.store.sqlite.db import Database
 from kenning.store.sqlite.graph_store import FactRow, GraphStore
@@ -120,7 +121,9 @@ def diary_read(core: Core, place: Place, *, agent: str = "", since: str = "", li
         start = to_iso(moment.replace(hour=0, minute=0, second=0, microsecond=0)) if len(since.strip()) == 10 \
             else to_iso(moment)
     rows = GraphStore(_db(core)).diary(place.workspace, place.project, agent.strip(), start, limit)
-    return [{"id": r["id"], "at": r["at"], "agent": r["agent"], "text": r["text"]} for r in rows]
+    # Entries are whoever wrote them's words (any agent may write one): quoted as data.
+    return [{"id": r["id"], "at": r["at"], "agent": neutral(r["agent"]), "text": as_data(r["text"], multiline=True)}
+            for r in rows]  # fmt: skip
 
 
 # -- small values -------------------------------------------------------------------------

@@ -7,6 +7,7 @@ run these on every start and prompt without importing the core: the standard lib
 
 from __future__ import annotations
 
+from kenning.quoting import as_data, neutral
 from kenning.redacted import Redacted, head
 
 TRUNKS = frozenset({"main", "master", "develop", "trunk"})
@@ -25,12 +26,13 @@ def _clip(text: str, limit: int) -> str:
 
 
 def other_line(tool: str, branch: str, opening: str, last_message: str, minutes: int) -> str:
-    """``codex on main, asked "…", last said "…", last active 3 min ago``."""
-    bits = [f"{tool} on {branch or 'no branch'}"]
+    """``codex on main, asked «…», last said «…», last active 3 min ago``: another session's
+    words are data to this one, quoted, never its instructions."""
+    bits = [f"{neutral(tool)} on {neutral(branch) or 'no branch'}"]
     if opening:
-        bits.append(f'asked "{_clip(opening, 90)}"')
+        bits.append(f"asked {as_data(_clip(neutral(opening), 90))}")
     if last_message:
-        bits.append(f'last said "{_clip(last_message, 90)}"')
+        bits.append(f"last said {as_data(_clip(neutral(last_message), 90))}")
     bits.append(f"last active {max(0, minutes)} min ago")
     return ", ".join(bits)
 

@@ -1,5 +1,6 @@
-"""How memories read when handed out: one line each, always with its ref, widget text
-quoted. Every adapter (CLI, MCP, hooks) uses these so the wording is the same everywhere."""
+"""How memories read when handed out: one line each, always with its ref, and every word
+someone other than the person wrote quoted as data (:mod:`kenning.quoting`). Every adapter
+(CLI, MCP, hooks) uses these so the wording is the same everywhere."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from kenning.core.lifecycle import is_resting, is_stale, quoted
 from kenning.core.recall import RecallHit
 from kenning.core.wording import LINE_LIMIT, clip
 from kenning.model import Citation, Memory
+from kenning.quoting import neutral
 
 __all__ = ["LINE_LIMIT", "clip", "hit_marks", "memory_dict", "memory_line"]
 
@@ -19,7 +21,7 @@ __all__ = ["LINE_LIMIT", "clip", "hit_marks", "memory_dict", "memory_line"]
 def memory_line(memory: Memory, *, limit: int = LINE_LIMIT, marks: list[str] | None = None) -> str:
     """``m:1234abcd [kind] text (why: reason) — cites path · marks`` (see core.wording.line)."""
     return wording.line(memory.ref, memory.kind.value, memory.text, reason=memory.reason,
-                        source_ref=memory.source_ref, from_widget=memory.from_widget, limit=limit, marks=marks)  # fmt: skip
+                        source_ref=memory.source_ref, origin=memory.origin.value, limit=limit, marks=marks)  # fmt: skip
 
 
 def lifecycle_marks(memory: Memory, now: datetime) -> list[str]:
@@ -50,12 +52,12 @@ def memory_dict(memory: Memory, now: datetime) -> dict[str, Any]:
         "ref": memory.ref,
         "text": quoted(memory),
         "kind": memory.kind.value,
-        "reason": memory.reason,
-        "rejected": memory.rejected,
-        "trigger": memory.trigger.to_text() if memory.trigger else None,
+        "reason": quoted(memory, memory.reason) if memory.reason else "",
+        "rejected": quoted(memory, memory.rejected) if memory.rejected else "",
+        "trigger": neutral(memory.trigger.to_text()) if memory.trigger else None,
         "confidence": round(memory.confidence, 3),
         "status": memory.status.value,
-        "subject": memory.subject or None,
+        "subject": neutral(memory.subject) or None,
         "scope": memory.scope,
         "origin": memory.origin.value,
         "origin_tool": memory.origin_tool,
@@ -65,7 +67,7 @@ def memory_dict(memory: Memory, now: datetime) -> dict[str, Any]:
         "hidden": memory.hidden,
         "held": memory.held,
         "protected": memory.protected,
-        "source_ref": memory.source_ref or None,
+        "source_ref": neutral(memory.source_ref) or None,
         "citation": memory.citation.value,
         "created_at": to_iso(memory.created_at),
         "confirmed_at": to_iso(memory.confirmed_at),

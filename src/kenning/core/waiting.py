@@ -36,8 +36,10 @@ class Cached:
     @property
     def line(self) -> str:
         # A title is text other people wrote: it reaches a session quoted, never as instructions.
-        title = self.title.replace("«", "‹").replace("»", "›")
-        return f"{self.kind} #{self.number} «{title}»" + (f" ({self.why})" if self.why else "")
+        from kenning.quoting import neutral, quote
+
+        title = quote(self.title[:80] + ("…" if len(self.title) > 80 else ""))
+        return f"{neutral(self.kind)} #{self.number} {title}" + (f" ({neutral(self.why)})" if self.why else "")
 
 
 class WaitingReport:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from kenning.core import holdout, presence
 from kenning.errors import Invalid, NotFound, Refused
+from kenning.quoting import by_origin
 from kenning.redacted import EMPTY, Redacted, one_line, redacted
 from kenning.store.sqlite.hooks_store import HandoffRow, HookStore, SessionRow, TaskRow
 
@@ -123,8 +124,20 @@ def close_open_item(core: Core, place: Place, item_id: int) -> None:
 
 
 def open_items(core: Core, place: Place, branch: str | None = None) -> list[str]:
+    """Each open item as ``#id text``, an agent's quoted as data (the person's as written)."""
     rows = hooks_of(core).items(core.workspace, place.project, place.branch if branch is None else branch)
-    return [f"#{r.id} {r.text}" for r in rows]
+    return [f"#{r.id} {by_origin(r.text, _origin(r.by))}" for r in rows]
+
+
+def goal_shown(core: Core, place: Place, branch: str | None = None) -> str:
+    """The branch's goal as it may be shown: an agent's quoted as data ("" when none)."""
+    text, by = hooks_of(core).goal_by(core.workspace, place.project, place.branch if branch is None else branch)
+    return by_origin(text, _origin(by)) if text else ""
+
+
+def _origin(by: str) -> str:
+    """Goals and items record who wrote them: "person" (the kenning command) or an agent's name."""
+    return "person" if by == "person" else "agent"
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from kenning.context import resume as resume_mod
 from kenning.graph import facts
 from kenning.graph.decide import corrects, decision_sentences
 from kenning.graph.extract import apply, extract_turns
+from kenning.quoting import as_data
 from kenning.store.sqlite.db import Database
 from kenning.store.sqlite.graph_store import GraphStore
 
@@ -52,7 +53,7 @@ class Escalation:
     def to_dict(self) -> dict[str, Any]:
         return {
             "session": self.session, "project": self.project,
-            "learnings": [{"predicate": x.predicate, "text": x.text, "at": x.at} for x in self.learnings],
+            "learnings": [{"predicate": x.predicate, "text": as_data(x.text), "at": x.at} for x in self.learnings],
             "added": [facts.as_dict(a.fact) for a in self.added], "extracted": self.extracted,
         }
 

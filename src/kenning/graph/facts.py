@@ -17,6 +17,7 @@ from datetime import datetime
 from kenning.clock import Clock, from_iso, parse_as_of, to_iso
 from kenning.errors import Invalid, NotFound
 from kenning.graph.vocabulary import Vocabulary, load
+from kenning.quoting import as_data, neutral
 from kenning.redacted import head, one_line, part, redacted
 from kenning.store.sqlite.db import Database
 from kenning.store.sqlite.graph_store import FactRow, GraphStore
@@ -195,9 +196,8 @@ def resolve(store: GraphStore, workspace: str, entity: str) -> str:
 
 def line(fact: FactRow, *, dates: bool = True) -> str:
     """One fact as text, with its id so a wrong line can be found and ended."""
-    area = f" [{fact.area}]" if fact.area else ""
-    obj = f'"{fact.object_name}"' if fact.object_kind == "text" else fact.object_name
-    text = f"{fact.ref} {fact.subject_name} {fact.predicate}{area} {obj}"
+    area = f" [{neutral(fact.area)}]" if fact.area else ""
+    text = f"{fact.ref} {neutral(fact.subject_name)} {neutral(fact.predicate)}{area} {_object(fact)}"
     if dates:
         window = fact.valid_from[:16].replace("T", " ")
         window += " → " + (fact.valid_to[:16].replace("T", " ") if fact.valid_to else "now")
@@ -205,14 +205,21 @@ def line(fact: FactRow, *, dates: bool = True) -> str:
     return text
 
 
+def _object(fact: FactRow) -> str:
+    """A text object came from a transcript or an agent: quoted as data. A name: neutral."""
+    return as_data(fact.object_name) if fact.object_kind == "text" else neutral(fact.object_name)
+
+
 def as_dict(fact: FactRow) -> dict[str, object]:
+    """A fact as handed out (tools, ``--json``): its words quoted, its names neutral."""
     return {
-        "id": fact.ref, "subject": fact.subject_name, "subject_id": fact.subject, "predicate": fact.predicate,
-        "object": fact.object_name, "object_id": fact.object if fact.object_kind == "entity" else None,
-        "object_kind": fact.object_kind, "area": fact.area, "valid_from": fact.valid_from,
+        "id": fact.ref, "subject": neutral(fact.subject_name), "subject_id": neutral(fact.subject),
+        "predicate": fact.predicate, "object": _object(fact),
+        "object_id": neutral(fact.object) if fact.object_kind == "entity" else None,
+        "object_kind": fact.object_kind, "area": neutral(fact.area), "valid_from": fact.valid_from,
         "valid_to": fact.valid_to, "current": fact.current, "confidence": fact.confidence, "origin": fact.origin,
-        "project": fact.project, "session": fact.session, "memory_ref": fact.memory_ref, "person": fact.person,
-        "evidence": fact.evidence,
+        "project": fact.project, "session": neutral(fact.session), "memory_ref": fact.memory_ref,
+        "person": neutral(fact.person), "evidence": as_data(fact.evidence) if fact.evidence else "",
     }
 
 

@@ -198,6 +198,6 @@ class Hook:
         for ref in chosen:
             m = rows[ref]
             lines.append("- " + wording.line(ref, m["kind"], m["text"], reason=m["reason"], source_ref=m["source_ref"],
-                                             from_widget=m["origin"] == "widget", limit=400))  # fmt: skip
+                                             origin=str(m["origin"]), limit=400))  # fmt: skip
         text = "\n".join(lines)
         return Reply(hold=text) if event.kind == "pre_tool" else Reply(context=text)

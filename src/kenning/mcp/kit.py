@@ -81,7 +81,10 @@ def client_name(ctx: Context) -> str:
 
 
 def writer(ctx: Context, source: str) -> str:
-    return source.strip() or client_name(ctx)
+    """Who wrote through this call. Never ``person``: that name marks the person's own words
+    (written with the kenning command), which reach sessions unquoted."""
+    name = source.strip() or client_name(ctx)
+    return "agent" if name.casefold() == "person" else name
 
 
 def place(app: AppContext, cwd: str | None) -> Place:

@@ -14,6 +14,7 @@ from kenning.context import wakeup
 from kenning.core import notes
 from kenning.graph import facts
 from kenning.mcp.kit import AppContext, Cwd, Session, Source, Strict, add_tool, app_of, guarded, place, writer
+from kenning.quoting import as_data
 from kenning.store.sqlite.db import Database
 
 Name = Annotated[str, Field(min_length=1, max_length=200, description="A project, tool, person or other named thing.")]
@@ -181,7 +182,7 @@ def set_value(ctx: Context, key: Key, value: Annotated[str, Field(max_length=200
     app = app_of(ctx)
     with guarded(app):
         row = notes.set_value(app.core, place(app, cwd), key, value)
-    return ValueOut(key=row["key"], value=row["value"], updated_at=row["updated_at"])
+    return ValueOut(key=row["key"], value=as_data(row["value"]), updated_at=row["updated_at"])
 
 
 def get_value(ctx: Context, key: Key, cwd: Cwd = None) -> ValueOut:
@@ -189,7 +190,8 @@ def get_value(ctx: Context, key: Key, cwd: Cwd = None) -> ValueOut:
     app = app_of(ctx)
     with guarded(app):
         row = notes.get_value(app.core, place(app, cwd), key)
-    return ValueOut(key=row["key"], value=row["value"], updated_at=row["updated_at"])
+    # Any agent may set a value: to an agent it is data, quoted (the CLI prints it bare for scripts).
+    return ValueOut(key=row["key"], value=as_data(row["value"]), updated_at=row["updated_at"])
 
 
 def wake_up(ctx: Context, cwd: Cwd = None) -> WakeUpOut:

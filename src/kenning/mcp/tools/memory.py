@@ -81,9 +81,6 @@ def shown(memory: Memory, now: datetime, marks: list[str] | None = None) -> dict
     out = memory_dict(memory, now)
     for private in ("hidden", "held"):
         out.pop(private, None)
-    if memory.from_widget:
-        out["reason"] = quoted(memory, memory.reason) if memory.reason else ""
-        out["rejected"] = quoted(memory, memory.rejected) if memory.rejected else ""
     out["line"] = memory_line(memory, marks=marks)
     return out
 

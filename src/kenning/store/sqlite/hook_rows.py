@@ -133,19 +133,26 @@ def mark_shown(conn: sqlite3.Connection, key: str, what: str, keys: Iterable[str
 
 
 def goal(conn: sqlite3.Connection, workspace: str, project: str, branch: str) -> Redacted:
+    return goal_by(conn, workspace, project, branch)[0]
+
+
+def goal_by(conn: sqlite3.Connection, workspace: str, project: str, branch: str) -> tuple[Redacted, str]:
+    """The branch's goal and who set it ("person": the kenning command; else an agent's name)."""
     row = conn.execute(
-        "SELECT goal FROM work_goals WHERE workspace = ? AND project = ? AND branch = ?", (workspace, project, branch)
+        "SELECT goal, set_by FROM work_goals WHERE workspace = ? AND project = ? AND branch = ?",
+        (workspace, project, branch),
     ).fetchone()
-    return stored(str(row[0]) if row else "")
+    return (stored(str(row[0])), str(row[1])) if row else (stored(""), "")
 
 
-def open_items(conn: sqlite3.Connection, workspace: str, project: str, branch: str) -> list[tuple[int, Redacted]]:
+def open_items(conn: sqlite3.Connection, workspace: str, project: str, branch: str) -> list[tuple[int, Redacted, str]]:
+    """Open items as (id, text, who wrote it: "person" or an agent's name)."""
     rows = conn.execute(
-        "SELECT id, text FROM work_items WHERE workspace = ? AND project = ? AND branch = ? AND done_at IS NULL"
+        "SELECT id, text, by FROM work_items WHERE workspace = ? AND project = ? AND branch = ? AND done_at IS NULL"
         " ORDER BY id",
         (workspace, project, branch),
     )
-    return [(int(r[0]), stored(str(r[1]))) for r in rows]
+    return [(int(r[0]), stored(str(r[1])), str(r[2])) for r in rows]
 
 
 def open_tasks(conn: sqlite3.Connection, workspace: str, project: str) -> list[tuple[int, Redacted]]:

@@ -69,6 +69,7 @@ class ItemRow(NamedTuple):
     text: Redacted
     created_at: datetime
     done_at: datetime | None
+    by: str = ""
 
 
 class ProgressRow(NamedTuple):
@@ -202,6 +203,10 @@ class HookStore:
     def goal(self, workspace: str, project: str, branch: str) -> Redacted:
         return self.db.using(hook_rows.goal, workspace, project, branch)
 
+    def goal_by(self, workspace: str, project: str, branch: str) -> tuple[Redacted, str]:
+        """The branch's goal and who set it ("person", or the agent tool's name)."""
+        return self.db.using(hook_rows.goal_by, workspace, project, branch)
+
     def set_goal(self, workspace: str, project: str, branch: str, goal: Redacted, by: str, at: datetime) -> None:
         self.db.execute(
             "INSERT INTO work_goals (workspace, project, branch, goal, set_by, set_at) VALUES (?, ?, ?, ?, ?, ?)"
@@ -226,7 +231,8 @@ class HookStore:
         if open_only:
             sql += " AND done_at IS NULL"
         rows = self.db.query(sql + " ORDER BY id", params)
-        return [ItemRow(r["id"], r["branch"], stored(r["text"]), from_iso(r["created_at"]), _t(r["done_at"])) for r in rows]
+        return [ItemRow(r["id"], r["branch"], stored(r["text"]), from_iso(r["created_at"]), _t(r["done_at"]), r["by"])
+                for r in rows]  # fmt: skip
 
     def close_item(self, workspace: str, project: str, item_id: int, at: datetime) -> bool:
         cur = self.db.execute(
