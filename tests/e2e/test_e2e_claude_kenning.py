@@ -230,7 +230,8 @@ def test_remember_a_decision_is_refused_without_reason_then_stored(kclaude: Clau
     rows = store_rows(kclaude.ws, "SELECT * FROM memories")
     assert len(rows) == 1, [dict(r) for r in rows]
     [memory] = json.loads(kclaude.ws.kenning("get", ref, "--json").stdout)
-    assert memory["text"] == text and memory["reason"] == "the CI image is shared with other teams"
+    # An agent's words come back quoted as data (docs/security.md).
+    assert memory["text"] == f"«{text}»" and memory["reason"] == "«the CI image is shared with other teams»"
     assert memory["origin"] == "agent"
 
 
