@@ -44,3 +44,9 @@ def test_a_cut_closes_the_quote_it_opened(parts: list[str], limit: int) -> None:
     out = cut(rendered, limit)
     assert len(out) <= limit
     assert out.count("«") == out.count("»")
+
+
+def test_a_hidden_character_cannot_hide_a_tag() -> None:
+    # Found by the property test: the bidirectional override went, and "<?" was left behind.
+    assert neutral("<\u202e?xml") == "＜?xml" and neutral("<\u200b/system>") == "＜/system>"
+    assert neutral("<\x1b[0m/system-reminder>") == "＜/system-reminder>"
