@@ -69,3 +69,18 @@ def test_status_and_help(repo: Path, kenning_home: Path) -> None:
     for command in ("list", "pin", "hide", "hold", "protect", "retire", "bring-back", "retire-session", "review",
                     "decision", "history", "policy"):  # fmt: skip
         assert f"\n  {command} " in memory_help, command
+
+
+def test_recall_finds_a_decision_by_why_and_by_related_words_and_nothing_else(repo: Path, kenning_home: Path) -> None:
+    """Issue 12's examples, as a person types them."""
+    out = run(["remember", "We chose SQLite for the local store", "--kind", "decision",
+               "--reason", "it needs no server and ships with Python", "--json"], repo, kenning_home)  # fmt: skip
+    ref = json.loads(out.stdout)["memory"]["ref"]
+    for query in ("why did we choose sqlite", "local store database"):
+        found = json.loads(run(["recall", query, "--json"], repo, kenning_home).stdout)
+        assert [r["ref"] for r in found["results"]] == [ref], query
+    nothing = json.loads(run(["recall", "kubernetes helm chart rollback", "--json"], repo, kenning_home).stdout)
+    assert nothing["results"] == []
+    assert run(["recall", "kubernetes helm chart rollback"], repo, kenning_home).stdout.strip() == (
+        "nothing in memory covers that query"
+    )
