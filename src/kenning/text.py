@@ -194,24 +194,22 @@ _JOINED_RE = re.compile(r"\w+(?:[.\-]\w+)*", re.UNICODE)
 
 
 def identifier_words(text: str) -> list[str]:
-    """Like :func:`words`, and names give their parts and their whole: a camelCase word its
-    parts (``SensorStateClass`` -> sensor, state, class), a joined name the word its parts
-    make (``PARALLEL_UPDATES`` -> parallel, updates, parallelupdates), so "sensor state class"
-    finds the identifier and the identifier finds itself. (FTS5 splits on "_", so the whole
-    is kept as one word without it.)
+    """:func:`words`, then what names add: a camelCase word its parts (``SensorStateClass`` ->
+    sensor, state, class), a joined name the word its parts make (``PARALLEL_UPDATES`` ->
+    parallelupdates), so "sensor state class" finds the identifier and the identifier finds
+    itself. (FTS5 splits on "_", so the whole is kept as one word without it.) Every word of
+    :func:`words` is among them, whatever the script.
     """
-    out: list[str] = []
+    out = words(text)
     for chunk in _JOINED_RE.findall(unicodedata.normalize("NFKC", text)):
         pieces = _WORD_RE.findall(chunk)
         for raw in pieces:
-            word = raw.casefold()
-            out.append(word)
-            if word.isalpha() and word != raw and not raw.isupper():
+            if raw.isalpha() and not raw.islower() and not raw.isupper():
                 parts = _CAMEL_RE.findall(raw)
                 if len(parts) > 1:
-                    out.extend(p.casefold() for p in parts if len(p) > 1)
+                    out.extend(w for p in parts if len(p) > 1 for w in _WORD_RE.findall(p.casefold()))
         if len(pieces) > 1 and sum(p.isalpha() for p in pieces) > 1:
-            out.append("".join(pieces).casefold())
+            out.extend(_WORD_RE.findall("".join(pieces).casefold()))
     return out
 
 
