@@ -203,3 +203,29 @@ def test_run_job_uses_samples_only_when_the_machine_has_none(db: Database, setti
     real = run_capture_job(db, settings, FixedClock(), home=home, env={}, say=said.append)
     assert real.turns_added > 20 and CaptureStore(db).counts()["turns"] == real.turns_added
     assert "demo" not in said[0]
+
+
+def test_a_session_spans_its_first_to_its_last_turn_after_one_sync(home: Path, settings: Settings, db: Database) -> None:
+    sync_all(db, settings, home, FixedClock())
+    for row in db.query("SELECT id, first_at, last_at FROM capture_sessions"):
+        span = db.one("SELECT min(at) AS a, max(at) AS b FROM capture_turns WHERE session = ? AND at != ''", (row["id"],))
+        assert (row["first_at"], row["last_at"]) == (span["a"], span["b"]), row["id"]
+    claude = db.one("SELECT first_at, last_at FROM capture_sessions WHERE id = ?", (f"claude:{CLAUDE_SESSION}",))
+    assert claude["first_at"] < claude["last_at"]
+
+
+def test_stores_written_by_0_1_get_the_first_turn_time_back(home: Path, settings: Settings) -> None:
+    from kenning.store.sqlite.schema import open_database
+
+    db = open_database(settings.db_path)
+    sync_all(db, settings, home, FixedClock())
+    db.execute("UPDATE capture_sessions SET first_at = last_at")  # what 0.1's sync left
+    db.execute("DELETE FROM _migrations WHERE migration_set = 'capture' AND name = 'm004_session_first_at'")
+    db.close()
+    db = open_database(settings.db_path)
+    try:
+        row = db.one("SELECT first_at, last_at FROM capture_sessions WHERE id = ?", (f"claude:{CLAUDE_SESSION}",))
+        first = db.one("SELECT min(at) AS a FROM capture_turns WHERE session = ? AND at != ''", (f"claude:{CLAUDE_SESSION}",))
+        assert row["first_at"] == first["a"] < row["last_at"]
+    finally:
+        db.close()

@@ -137,7 +137,7 @@ def test_every_example_parses_as_a_real_command_line(path: str) -> None:
     found = examples(command.help or "")
     assert found, path
     for line in found:
-        words = shlex.split(line.split(" < ")[0])[1:]  # a redirection is the shell's, not kenning's
+        words = shlex.split(line.split(" < ")[0], comments=True)[1:]  # a redirection is the shell's, not kenning's
         while words and words[0] in ("--home", "--now"):  # the root's own options
             words = words[2:]
         ctx = cli.make_context("kenning", ["--help"], resilient_parsing=True)

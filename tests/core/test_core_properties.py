@@ -296,6 +296,8 @@ class Delivery(RuleBasedStateMachine):
         self.core = Core.over(open_database(Path(self._tmp.name) / "kenning.db"),
                               Settings(home=Path(self._tmp.name)), self.clock)  # fmt: skip
         self.place = self.core.place(project=PROJECT)
+        # Every writer, so app and widget writes (held until released) are exercised too.
+        self.core.set_policy(self.place, "workspace", "preset", "everything")
         self.counter = itertools.count()
         self.rare: dict[str, str] = {}  # ref -> its rare word
 

@@ -157,3 +157,29 @@ def test_a_group_folder_holds_the_projects_below_it(core: Core, tmp_path: object
     assert after.group == "group:web" and "group:web" in after.reach
     core.set_policy(after, "group", "preset", "decisions-and-lessons")
     assert core.policy(after).kinds.source == "group"
+
+
+def test_the_default_and_everything_presets_keep_different_writers(core: Core, place: Place) -> None:
+    from kenning.errors import Refused
+
+    app = RememberRequest(text="The nightly export finished without errors", origin=Origin.APP, source="ci-bot")
+    assert "apps" not in core.policy(place).writers.value  # type: ignore[operator]
+    with pytest.raises(Refused) as refused:
+        core.remember(place, app)
+    assert "kenning memory policy set writers agents,automations,memory-files,apps" in (refused.value.fix or "")
+    core.set_policy(place, "project", "preset", "everything")
+    assert core.policy(place).writers.value == ["agents", "automations", "apps", "memory-files"]
+    assert core.remember(place, app).outcome == "stored"
+    core.set_policy(place, "project", "preset", "default")
+    assert "apps" not in core.policy(place).writers.value  # type: ignore[operator]
+
+
+def test_preset_default_at_a_project_means_the_workspace_default(core: Core, place: Place) -> None:
+    core.set_policy(place, "workspace", "preset", "decisions-and-lessons")
+    core.set_policy(place, "project", "preset", "everything")
+    core.set_policy(place, "project", "kinds", "fact")
+    assert core.policy(place).kinds.value == ["fact"]
+    core.set_policy(place, "project", "preset", "default")
+    pol = core.policy(place)
+    assert pol.kinds.value == ["decision", "lesson"] and pol.kinds.source == "workspace"
+    assert pol.preset.value == "decisions-and-lessons" and pol.preset.source == "workspace"

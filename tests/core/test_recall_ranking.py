@@ -104,6 +104,7 @@ def test_decisions_come_first_for_a_why_question(core: Core, place: Place, fille
 
 
 def test_confidence_scales_the_score(core: Core, place: Place) -> None:
+    core.set_policy(place, "workspace", "preset", "everything")  # the default keeps no app writes
     low = core.remember(place, RememberRequest(text="Feature flags are read from the environment", origin=Origin.APP)).memory
     high = core.remember(place, RememberRequest(text="Feature flags are read from the flags service", origin=Origin.PERSON)).memory
     assert low is not None and high is not None and low.confidence < high.confidence

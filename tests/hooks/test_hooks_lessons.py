@@ -38,6 +38,8 @@ def shop(repo: Path, kenning_home: Path) -> Iterator[Core]:
 
 def lesson(core: Core, repo: Path, text: str, trigger: Trigger | None = None, *, kind: Kind = Kind.LESSON,
            source_ref: str = "", origin: Origin = Origin.PERSON, reason: str = "") -> str:  # fmt: skip
+    if origin in (Origin.APP, Origin.WIDGET):  # the default policy keeps no app writes
+        core.set_policy(core.place(repo), "workspace", "preset", "everything")
     result = core.remember(core.place(repo), RememberRequest(text=text, kind=kind, when=trigger, origin=origin,
                                                              source_ref=source_ref, reason=reason))  # fmt: skip
     assert result.memory is not None, result

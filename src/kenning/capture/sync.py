@@ -24,7 +24,7 @@ from kenning.capture.sources import claude_code, codex, gemini, opencode
 from kenning.clock import Clock, to_iso
 from kenning.config import Settings
 from kenning.redacted import EMPTY, Redacted, clip, counted, head
-from kenning.store.sqlite.capture_store import CaptureStore, ChunkRow, LedgerEntry, SessionRow, TurnRow
+from kenning.store.sqlite.capture_store import CapturedSession, CaptureStore, ChunkRow, LedgerEntry, TurnRow
 from kenning.store.sqlite.db import Database
 
 SOURCES: dict[str, ModuleType] = {
@@ -111,9 +111,10 @@ def turn_text(ev: Event) -> tuple[Redacted, int]:
 
 
 def _rows(events: list[Event], projects: _Projects, settings: Settings, summary: SyncSummary,
-          previous: dict[str, Redacted]) -> tuple[list[SessionRow], list[TurnRow]]:
-    # Per session, the newest event's details; rows are built once at the end.
+          previous: dict[str, Redacted]) -> tuple[list[CapturedSession], list[TurnRow]]:
+    # Per session, the newest event's details and the earliest time; rows are built once at the end.
     sessions: dict[str, tuple[str, tuple[str, ...]]] = {}
+    first: dict[str, str] = {}
     turns: list[TurnRow] = []
     # A title line comes before any line that names the folder: borrow the session's folder.
     folder: dict[str, str] = {}
@@ -134,6 +135,8 @@ def _rows(events: list[Event], projects: _Projects, settings: Settings, summary:
         if ev.session not in sessions or (ev.time and ev.time > sessions[ev.session][0]):
             sessions[ev.session] = (ev.time, (ev.session, settings.workspace, ev.tool, project, name, cwd,
                                               ev.branch, ev.time))
+        if ev.time and (ev.session not in first or ev.time < first[ev.session]):
+            first[ev.session] = ev.time
         chunks: list[ChunkRow] = []
         if ev.role == "tool":
             # Tool output is kept whole on the turn but only its head is indexed: it matches many
@@ -152,7 +155,9 @@ def _rows(events: list[Event], projects: _Projects, settings: Settings, summary:
         calls = [{"name": c.name, "input": head(c.summary, CALL_SUMMARY_LIMIT)} for c in ev.tool_calls]
         turns.append(TurnRow(ev.session, ev.uid, ev.role, text, ev.time, calls, list(ev.files), ev.subagent,
                              project, ev.tool, chunks))
-    return [SessionRow(*row) for _at, row in sessions.values()], turns
+    rows = [CapturedSession(sid, ws, tool, project, name, cwd, branch, first.get(sid, last), last)
+            for _at, (sid, ws, tool, project, name, cwd, branch, last) in sessions.values()]  # fmt: skip
+    return rows, turns
 
 
 def sync_file(store: CaptureStore, source: SourceFile, settings: Settings, clock: Clock, projects: _Projects,

@@ -14,6 +14,7 @@ from kenning.core.lifecycle import quoted
 from kenning.core.remember import RememberRequest, RememberResult
 from kenning.core.render import hit_marks, lifecycle_marks, memory_dict, memory_line
 from kenning.core.write_rules import parse_trigger
+from kenning.errors import Invalid
 from kenning.model import Kind, Memory, Origin
 from kenning.quoting import neutral
 
@@ -38,6 +39,8 @@ def _result_dict(result: RememberResult, ctx_now: object) -> dict[str, object]:
 def _say_result(result: RememberResult) -> None:
     if result.outcome == "stored" and result.memory:
         click.echo(f"stored {memory_line(result.memory)}")
+        if result.memory.held:
+            click.echo(f"  held: no session gets it until a person releases it (kenning memory release {result.memory.ref})")
     elif result.outcome == "strengthened" and result.memory:
         click.echo(f"already known; strengthened {result.memory.ref} (confidence {result.memory.confidence:.2f})")
     elif result.outcome == "held_for_review" and result.review:
@@ -72,16 +75,22 @@ def _say_result(result: RememberResult) -> None:
 @click.option("--global", "global_", is_flag=True, help="A global memory: reaches every project.")
 @click.option("--confidence", type=click.Choice(["high", "medium", "low"]), default=None, help="For decisions.")
 @click.option("--tag", "tags", multiple=True, help="A tag (repeatable).")
+@click.option("--origin", type=click.Choice(["person", "app", "widget"]), default="person", show_default=True,
+              help="Who writes it: you, or an integration (app) or widget writing through this command. "
+              "An app's or widget's memory is kept only where policy keeps apps; a widget's is held until released.")
+@click.option("--from", "from_", default="", metavar="NAME",
+              help="The integration or widget writing (e.g. github-sync); required with --origin app|widget.")
 @where_options
 @json_option
 @pass_ctx
 def remember_cmd(ctx: CliContext, text: str, kind: str | None, reason: str, rejected: str, subject: str,
                  when: str | None, source_ref: str, replaces: tuple[str, ...], index: bool, unindex: str,
-                 global_: bool, confidence: str | None, tags: tuple[str, ...], cwd: Path | None,
-                 project: str | None, as_json: bool) -> None:  # fmt: skip
+                 global_: bool, confidence: str | None, tags: tuple[str, ...], origin: str, from_: str,
+                 cwd: Path | None, project: str | None, as_json: bool) -> None:  # fmt: skip
     """Remember one sentence.
 
-    What you save here is yours (origin: person). A decision needs --reason; a state needs
+    What you save here is yours (origin: person), unless an integration writes through this
+    command with --origin app|widget --from NAME. A decision needs --reason; a state needs
     --subject (its slot); a lesson takes --when (the command or file it arrives on).
 
     \b
@@ -89,12 +98,17 @@ def remember_cmd(ctx: CliContext, text: str, kind: str | None, reason: str, reje
       kenning remember "We use pnpm rather than npm because of workspaces" --kind decision \\
         --reason "npm hoists differently per package"
       kenning remember "Run the migrations before the seed script" --kind lesson --when "shell:seed"
+      kenning memory policy set preset everything      # keep what apps and widgets write
+      kenning remember "The nightly build failed on the flaky upload test" --origin widget --from ci-status
     """
+    writer = Origin(origin)
+    if writer is not Origin.PERSON and not from_.strip():
+        raise Invalid(f"--origin {origin} needs the writer's name", fix=f"add --from NAME, e.g. --origin {origin} --from github-sync")
     core = core_of(ctx)
     place = place_of(core, cwd, project)
     request = RememberRequest(
-        text=text, kind=Kind(kind) if kind else None, reason=reason, rejected=rejected, origin=Origin.PERSON,
-        source="cli", source_ref=source_ref, subject=subject, when=parse_trigger(when), replaces=replaces,
+        text=text, kind=Kind(kind) if kind else None, reason=reason, rejected=rejected, origin=writer,
+        source=from_.strip()[:80] if writer is not Origin.PERSON else "cli", source_ref=source_ref, subject=subject, when=parse_trigger(when), replaces=replaces,
         index=index, unindex=unindex, global_=global_, confidence=confidence, tags=tags, branch=place.branch,
     )  # fmt: skip
     if request.kind is Kind.DECISION:

@@ -16,10 +16,14 @@ from kenning.model import Kind, Origin
 from kenning.store.protocol import MemoryStore
 
 WRITERS = ("agents", "automations", "apps", "memory-files")
+# kenning's own default: every kind from the agents, kenning's automations and the agents'
+# memory files. Apps (integrations and widgets, writing through `remember --origin app|widget`)
+# are kept once a person allows them: the "everything" preset, or the writers setting.
+DEFAULT_WRITERS = ("agents", "automations", "memory-files")
 PRESETS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    # preset -> (kinds, writers)
-    "default": (tuple(k.value for k in Kind), WRITERS),
-    "decisions-and-lessons": (("decision", "lesson"), WRITERS),
+    # preset -> (kinds, writers). At a project or group, "default" means the level above's.
+    "default": (tuple(k.value for k in Kind), DEFAULT_WRITERS),
+    "decisions-and-lessons": (("decision", "lesson"), DEFAULT_WRITERS),
     "everything": (tuple(k.value for k in Kind), WRITERS),
 }
 SETTINGS = ("preset", "kinds", "writers", "banned_words", "capture")
@@ -115,9 +119,10 @@ def check_write(policy: Policy, *, kind: Kind, origin: Origin, origin_tool: str,
         )
     writers = list(policy.writers.value)  # type: ignore[call-overload]
     if category not in writers:
+        allow = ",".join([*writers, category])
         raise Refused(
             f"this project does not keep memories written by {category} (policy set at {policy.writers.source} level)",
-            fix="ask the person to save it, or to allow this writer with: kenning memory policy set writers …",
+            fix=f"ask the person to save it, or to allow this writer with: kenning memory policy set writers {allow}",
         )
     haystack = " ".join(texts).casefold()
     for word in policy.banned_words.value:  # type: ignore[attr-defined]
@@ -136,6 +141,11 @@ def set_setting(
     if setting == "preset":
         if value not in PRESETS:
             raise Invalid(f"preset {value!r} is unknown", fix=f"choose one of {', '.join(PRESETS)}")
+        if value == "default" and scope:
+            # "The workspace default": this project or group keeps what the level above keeps.
+            for name in ("preset", "kinds", "writers"):
+                store.clear_policy(workspace, scope, name)
+            return value
         parsed = value
     elif setting in ("kinds", "writers"):
         allowed = [k.value for k in Kind] if setting == "kinds" else list(WRITERS)

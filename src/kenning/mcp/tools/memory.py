@@ -88,13 +88,14 @@ def shown(memory: Memory, now: datetime, marks: list[str] | None = None) -> dict
 def _request(
     ctx: Context, *, text: str, kind: KindName | None, reason: str, rejected: str, source: str, source_ref: str,
     subject: str, when: str | None, replaces: list[str], index: bool, unindex: str, global_: bool,
-    used: list[str], confidence: str | float | None, session: str, title: str = "",
+    used: list[str], confidence: str | float | None, session: str, branch: str, title: str = "",
 ) -> RememberRequest:  # fmt: skip
+    # The branch of the place: a use recorded here links the decision's outcome to this work.
     return RememberRequest(
         text=text, kind=Kind(kind) if kind else None, reason=reason, rejected=rejected, origin=Origin.AGENT,
         source=writer(ctx, source), source_ref=source_ref, subject=subject, when=parse_trigger(when),
         replaces=tuple(replaces), index=index, unindex=unindex, global_=global_, used=tuple(used),
-        confidence=confidence, session=session.strip(), title=title,
+        confidence=confidence, session=session.strip(), branch=branch, title=title,
     )  # fmt: skip
 
 
@@ -191,7 +192,8 @@ def remember(
         where = place(app, cwd)
         request = _request(ctx, text=text, kind=kind, reason=reason, rejected=rejected, source=source,
                            source_ref=source_ref, subject=subject, when=when, replaces=replaces, index=index,
-                           unindex=unindex, global_=global_, used=used, confidence=confidence, session=session)  # fmt: skip
+                           unindex=unindex, global_=global_, used=used, confidence=confidence, session=session,
+                           branch=where.branch)  # fmt: skip
         if request.kind is Kind.DECISION:
             decided = app.core.record_decision(where, request)
             return _remembered(decided.remembered, app.core.now(), _doc(app.core, decided.doc))
@@ -226,7 +228,8 @@ def record_decision(
         where = place(app, cwd)
         request = _request(ctx, text=title, kind="decision", reason=reasoning, rejected="; ".join(alternatives),
                            source=source, source_ref=source_ref, subject="", when=None, replaces=[], index=False,
-                           unindex="", global_=False, used=used, confidence=confidence, session=session)  # fmt: skip
+                           unindex="", global_=False, used=used, confidence=confidence, session=session,
+                           branch=where.branch)  # fmt: skip
         decided = app.core.record_decision(where, request)
         return _remembered(decided.remembered, app.core.now(), _doc(app.core, decided.doc))
 

@@ -127,3 +127,15 @@ def _m003_redact(conn: sqlite3.Connection) -> None:
 
 
 MIGRATIONS.add("m003_redact", _m003_redact)
+
+
+# Sync wrote the newest turn's time into both first_at and last_at (0.1): give every session
+# the time of its first turn back.
+MIGRATIONS.add(
+    "m004_session_first_at",
+    """
+    UPDATE capture_sessions SET first_at = (
+        SELECT min(t.at) FROM capture_turns t WHERE t.session = capture_sessions.id AND t.at != ''
+    ) WHERE EXISTS (SELECT 1 FROM capture_turns t WHERE t.session = capture_sessions.id AND t.at != '');
+    """,
+)

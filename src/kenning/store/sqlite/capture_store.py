@@ -28,7 +28,10 @@ class LedgerEntry:
 
 
 @dataclass(frozen=True)
-class SessionRow:
+class CapturedSession:
+    """One session as a batch of newly read turns saw it: the span of their times, and the
+    newest turn's folder and branch. Merged into the stored row (the span only widens)."""
+
     id: str
     workspace: str
     tool: str
@@ -36,7 +39,8 @@ class SessionRow:
     project_name: str
     cwd: str
     branch: str
-    at: str
+    first_at: str
+    last_at: str
 
 
 @dataclass(frozen=True)
@@ -105,7 +109,7 @@ class CaptureStore:
         return LedgerEntry(row["key"], row["tool"], row["offset"], row["size"], row["mtime_ns"], row["head_hash"],
                            row["fingerprint"], json.loads(row["context"] or "{}"), row["turns"])
 
-    def commit_file(self, entry: LedgerEntry, sessions: Sequence[SessionRow], turns: Sequence[TurnRow], *,
+    def commit_file(self, entry: LedgerEntry, sessions: Sequence[CapturedSession], turns: Sequence[TurnRow], *,
                     replace: bool, now: str) -> int:
         """Store a file's new turns and advance its ledger in ONE transaction, so a crash at
         any point leaves either both or neither. Returns the number of turns added."""
@@ -127,7 +131,7 @@ class CaptureStore:
                     " first_at = CASE WHEN capture_sessions.first_at = '' OR (excluded.first_at != ''"
                     " AND excluded.first_at < capture_sessions.first_at) THEN excluded.first_at ELSE capture_sessions.first_at END,"
                     " last_at = max(capture_sessions.last_at, excluded.last_at)",
-                    (s.id, s.workspace, s.tool, s.project, s.project_name, s.cwd, s.branch, s.at, s.at),
+                    (s.id, s.workspace, s.tool, s.project, s.project_name, s.cwd, s.branch, s.first_at, s.last_at),
                 )
             # Which turns are new: one query per session instead of one insert attempt per turn,
             # then every new turn in one executemany with ids given here (the write lock is held).
@@ -243,6 +247,11 @@ class CaptureStore:
             params.append(workspace)
         rows = self.db.query(sql + " ORDER BY last_at DESC LIMIT ?", (*params, limit))
         return [dict(r) for r in rows]
+
+    def session_folders(self, workspace: str) -> list[str]:
+        """The working folders captured sessions ran in."""
+        rows = self.db.query("SELECT DISTINCT cwd FROM capture_sessions WHERE workspace = ? AND cwd != ''", (workspace,))
+        return [str(r["cwd"]) for r in rows]
 
     def newest_session(self, workspace: str = "") -> dict[str, Any] | None:
         where, params = (" WHERE workspace = ?", (workspace,)) if workspace else ("", ())
