@@ -86,35 +86,82 @@ def test_abandoned_work_fades_after_fourteen_days(core: Core, repo: Repo, clock:
     assert memory.status is Status.ACTIVE and not in_recall_pool(memory, core.now())
 
 
+def test_a_state_is_retired_once_its_work_is_committed(core: Core, repo: Repo, clock: FixedClock) -> None:
+    repo.commit("init", a="1\n")
+    repo.git("checkout", "-q", "-b", "fix/bug")
+    repo.write("a", "fixing\n")
+    ref = parked.refresh(core, repo.root).written[0]
+    assert "has uncommitted work" in core.get(ref).text
+    repo.commit("fix the bug")  # committed, not merged yet: no longer "uncommitted work"
+    clock.advance(hours=1)
+    assert parked.refresh(core, repo.root).retired == {ref: "branch fix/bug has no uncommitted work any more"}
+    assert states(core, repo) == []
+    assert core.bring_back(ref).status is Status.ACTIVE
+
+
 def test_landed_branch_state_is_retired_and_can_come_back(core: Core, repo: Repo, clock: FixedClock) -> None:
     repo.commit("init", a="1\n")
     repo.git("checkout", "-q", "-b", "fix/bug")
     repo.write("a", "fixing\n")
     ref = parked.refresh(core, repo.root).written[0]
     repo.commit("fix the bug")
-    clock.advance(hours=1)
-    assert parked.refresh(core, repo.root).retired == {}  # committed, not landed: it stays
     repo.git("checkout", "-q", "main")
     repo.git("merge", "-q", "--no-ff", "-m", "Merge branch 'fix/bug'", "fix/bug")
+    clock.advance(hours=1)
     report = parked.refresh(core, repo.root)
     assert report.retired == {ref: "branch fix/bug landed on main"}
     assert core.get(ref).status is Status.RETIRED
     assert core.bring_back(ref).status is Status.ACTIVE
 
 
-def test_fast_forwarded_and_removed_branches_retire(core: Core, repo: Repo) -> None:
+def test_fast_forwarded_and_removed_branches_retire(core: Core, repo: Repo, tmp_path: Path) -> None:
     repo.commit("init", a="1\n")
+    trees = {}
     for name in ("ff", "dropped"):
-        repo.git("checkout", "-q", "-b", name, "main")
-        repo.write(f"{name}.txt", "wip\n")
-        parked.refresh(core, repo.root)
-        repo.commit(f"{name} work")
-    repo.git("checkout", "-q", "main")
+        trees[name] = tmp_path / name
+        repo.git("worktree", "add", "-q", "-b", name, str(trees[name]))
+        repo.write(f"{name}.txt", "wip\n", cwd=trees[name])
+    report = parked.refresh(core, repo.root)
+    refs = {core.get(ref).branch: ref for ref in report.written}
+    for name in ("ff", "dropped"):
+        repo.commit(f"{name} work", cwd=trees[name])
     repo.git("merge", "-q", "--ff-only", "ff")
+    repo.git("worktree", "remove", "--force", str(trees["dropped"]))
     repo.git("branch", "-D", "dropped")
     report = parked.refresh(core, repo.root)
-    assert sorted(report.retired.values()) == ["branch dropped was removed", "branch ff landed on main"]
+    assert report.retired == {refs["dropped"]: "branch dropped was removed", refs["ff"]: "branch ff landed on main"}
     assert states(core, repo) == []
+
+
+def test_a_removed_or_landed_branch_takes_its_goal_and_open_items(core: Core, repo: Repo) -> None:
+    from kenning.core import work
+
+    repo.commit("init", a="1\n")
+    place = core.place(repo.root)
+    for name in ("feature/cart", "feature/gone", "feature/ongoing"):
+        repo.git("branch", name)
+        work.set_goal(core, place, f"Finish {name}", branch=name)
+        work.add_open_item(core, place, f"check the edge cases of {name}", branch=name)
+    repo.git("checkout", "-q", "feature/cart")
+    repo.commit("cart work", cart="1\n")
+    repo.git("checkout", "-q", "main")
+    repo.git("merge", "-q", "--no-ff", "-m", "Merge cart", "feature/cart")
+    repo.git("branch", "-D", "feature/gone")
+    repo.git("checkout", "-q", "feature/ongoing")
+    repo.commit("ongoing work", ongoing="1\n")  # committed, not landed: its goal stays
+    repo.git("checkout", "-q", "main")
+    report = parked.refresh(core, repo.root)
+    assert report.retired_work == {
+        "feature/cart": "its goal and 1 open item (branch feature/cart landed on main)",
+        "feature/gone": "its goal and 1 open item (branch feature/gone was removed)",
+    }
+    assert work.goal(core, place, "feature/gone") == "" and work.open_items(core, place, "feature/gone") == []
+    assert work.goal(core, place, "feature/cart") == ""
+    assert work.goal(core, place, "feature/ongoing") == "Finish feature/ongoing"
+    assert parked.refresh(core, repo.root).retired_work == {}  # once
+    assert work.bring_back(core, place, "feature/gone") == (True, 1)
+    assert work.goal(core, place, "feature/gone") == "Finish feature/gone"
+    assert work.open_items(core, place, "feature/gone") == ["#2 check the edge cases of feature/gone"]
 
 
 def test_main_state_retires_once_main_is_committed(core: Core, repo: Repo) -> None:

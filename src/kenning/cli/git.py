@@ -45,7 +45,7 @@ def refresh_cmd(ctx: CliContext, cwd: Path | None, as_json: bool) -> None:
     if as_json:
         emit_json({
             "project": report.project, "written": report.written, "unchanged": report.unchanged,
-            "retired": report.retired, "skipped": report.skipped,
+            "retired": report.retired, "retired_work": report.retired_work, "skipped": report.skipped,
             "citations": [{"scope": s.scope, "checked": s.checked, "not_judged": s.not_judged,
                            "changed": {k: v.value for k, v in s.changed.items()}} for s in sweeps],
             "waiting": None if gh is None else {
@@ -62,6 +62,8 @@ def refresh_cmd(ctx: CliContext, cwd: Path | None, as_json: bool) -> None:
         click.echo(f"parked work: {branch} unchanged since the last reading")
     for ref, why in report.retired.items():
         click.echo(f"retired {ref}: {why} (bring it back with: kenning memory bring-back {ref})")
+    for branch, what in report.retired_work.items():
+        click.echo(f"retired {what} of branch {branch} (bring back with: kenning work goal --branch {branch} --bring-back)")
     for sweep in sweeps:
         if sweep.not_judged:
             click.echo(f"citations: {sweep.checked} not judged ({sweep.scope} is not on this machine)")

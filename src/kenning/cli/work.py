@@ -246,20 +246,27 @@ def task_done(ctx: CliContext, task_id: int) -> None:
 @click.command("goal")
 @click.argument("text", required=False)
 @click.option("--branch", default=None, help="Branch (default: the folder's current branch).")
+@click.option("--bring-back", is_flag=True,
+              help="Give back the goal and open items retired when the branch landed or was removed.")
 @where_options
 @json_option
 @pass_ctx
-def goal_cmd(ctx: CliContext, text: str | None, branch: str | None, cwd: Path | None, project: str | None,
-             as_json: bool) -> None:  # fmt: skip
+def goal_cmd(ctx: CliContext, text: str | None, branch: str | None, bring_back: bool, cwd: Path | None,
+             project: str | None, as_json: bool) -> None:  # fmt: skip
     """Show the branch's goal, or write it down.
 
     \b
     Example:
       kenning work goal "Move invoices to the new rounding rules"
       kenning work goal --json
+      kenning work goal --branch feature/cart --bring-back
     """
     core = core_of(ctx)
     place = place_of(core, cwd, project)
+    if bring_back:
+        back, items = work.bring_back(core, place, branch)
+        if not as_json:
+            click.echo(f"brought back {'the goal and ' if back else ''}{items} open item(s)")
     if text:
         work.set_goal(core, place, text, branch=branch)
     goal = work.goal_shown(core, place, branch)

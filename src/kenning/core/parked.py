@@ -3,8 +3,9 @@
 
 Refreshed when kenning starts (and by ``kenning refresh``). A new reading supersedes the last;
 the same reading again changes nothing, so work left untouched fades with the 14-day shelf
-life instead of being kept alive by every start. When a branch has landed or was removed its
-state is retired (bring-back-able). A detached HEAD has no branch, so no slot.
+life instead of being kept alive by every start. When the work is committed the state is
+retired, and when a branch has landed or was removed its state, goal and open items are
+retired (bring-back-able). A detached HEAD has no branch, so no slot.
 
 These memories are written straight to the store, not through ``remember``: the write rules
 there exist to stop agents from saving git snapshots, and this is kenning reading git itself.
@@ -41,6 +42,8 @@ class ParkedReport:
     written: list[str] = field(default_factory=list)  # refs of new state memories
     unchanged: list[str] = field(default_factory=list)  # branches whose reading did not move
     retired: dict[str, str] = field(default_factory=dict)  # ref -> why
+    # branch -> what of its goal and open items was retired, and why
+    retired_work: dict[str, str] = field(default_factory=dict)
     skipped: list[str] = field(default_factory=list)  # why something was not done
 
 
@@ -126,29 +129,50 @@ def refresh(core: Core, cwd: Path | str) -> ParkedReport:
 
 
 def _retire_landed(core: Core, info: gitinfo.ProjectInfo, project: str, dirty: set[str], report: ParkedReport) -> None:
-    """Retire the state of every branch that landed or was removed; the main branch's state
-    goes once its worktree is clean (work on main is landed when it is committed)."""
+    """Retire the state of every branch whose work is no longer uncommitted: it landed, it
+    was removed, or it was committed (or stashed: the state said "has uncommitted work"). The goal and
+    open items of a branch that landed or was removed are retired with it."""
     assert info.root is not None
-    store = core.store
-    states = store.find(MemoryFilter(core.workspace, [project], statuses=(Status.ACTIVE,), kinds=(Kind.STATE,)))
-    main = local = None
+    root = info.root
+    known: dict[str, object] = {}
+
+    def gone(branch: str) -> str:
+        """Why the branch's work is over ("" when it goes on), read from git once per branch."""
+        if "main" not in known:
+            known["main"], known["local"] = gitinfo.default_branch(root), set(gitinfo.branches(root))
+        main, local = known["main"], known["local"]
+        assert isinstance(local, set)
+        if branch == main:
+            return ""
+        if branch not in local:
+            return f"branch {branch} was removed"
+        if githistory.branch_landed(root, branch, str(main)):
+            return f"branch {branch} landed on {main}"
+        return ""
+
+    states = core.store.find(MemoryFilter(core.workspace, [project], statuses=(Status.ACTIVE,), kinds=(Kind.STATE,)))
     for memory in states:
         branch = branch_of_slot(info.name, memory.subject)
         if branch is None or branch in dirty:
             continue
-        if main is None:
-            main, local = gitinfo.default_branch(info.root), set(gitinfo.branches(info.root))
-        assert local is not None
-        if branch not in local and branch != main:
-            why = f"branch {branch} was removed"
-        elif branch == main:
-            why = f"the work on {main} was committed"
-        elif githistory.branch_landed(info.root, branch, main):
-            why = f"branch {branch} landed on {main}"
-        else:
-            continue  # committed but not landed: the state fades with its shelf life
+        why = gone(branch)
+        if not why:  # committed (or stashed), not landed; on the main branch that is landing
+            main_branch = branch == known["main"]
+            why = f"the work on {branch} was committed" if main_branch else f"branch {branch} has no uncommitted work any more"
         core.retire(memory.ref, why)
         report.retired[memory.ref] = why
+    from kenning.core import work
+
+    hooks = work.hooks_of(core)
+    for branch in hooks.work_branches(core.workspace, project):
+        if branch in dirty or work.is_trunk(branch):
+            continue
+        why = gone(branch)
+        if not why:
+            continue
+        goal, items = hooks.retire_branch_work(core.workspace, project, branch, why, core.now())
+        parts = (["its goal"] if goal else []) + ([f"{items} open item{'s' if items != 1 else ''}"] if items else [])
+        report.retired_work[branch] = f"{' and '.join(parts)} ({why})"
 
 
 def _fresh_ref(core: Core) -> str:

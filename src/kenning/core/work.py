@@ -113,6 +113,15 @@ def set_goal(core: Core, place: Place, text: str, *, by: str = "person", branch:
     return cleaned
 
 
+def bring_back(core: Core, place: Place, branch: str | None = None) -> tuple[bool, int]:
+    """Give back a branch's goal and open items retired when it landed or was removed."""
+    target = place.branch if branch is None else branch
+    back, items = hooks_of(core).bring_back_branch_work(core.workspace, place.project, target)
+    if not back and not items:
+        raise NotFound(f"nothing of branch {target!r} was retired", fix="name the branch with --branch")
+    return back, items
+
+
 def add_open_item(core: Core, place: Place, text: str, *, by: str = "person", branch: str | None = None) -> int:
     return hooks_of(core).add_item(core.workspace, place.project, place.branch if branch is None else branch,
                                    _clean(text, "open item"), by, core.now())  # fmt: skip

@@ -139,7 +139,7 @@ def goal(conn: sqlite3.Connection, workspace: str, project: str, branch: str) ->
 def goal_by(conn: sqlite3.Connection, workspace: str, project: str, branch: str) -> tuple[Redacted, str]:
     """The branch's goal and who set it ("person": the kenning command; else an agent's name)."""
     row = conn.execute(
-        "SELECT goal, set_by FROM work_goals WHERE workspace = ? AND project = ? AND branch = ?",
+        "SELECT goal, set_by FROM work_goals WHERE workspace = ? AND project = ? AND branch = ? AND retired_at IS NULL",
         (workspace, project, branch),
     ).fetchone()
     return (stored(str(row[0])), str(row[1])) if row else (stored(""), "")
@@ -149,7 +149,7 @@ def open_items(conn: sqlite3.Connection, workspace: str, project: str, branch: s
     """Open items as (id, text, who wrote it: "person" or an agent's name)."""
     rows = conn.execute(
         "SELECT id, text, by FROM work_items WHERE workspace = ? AND project = ? AND branch = ? AND done_at IS NULL"
-        " ORDER BY id",
+        " AND retired_at IS NULL ORDER BY id",
         (workspace, project, branch),
     )
     return [(int(r[0]), stored(str(r[1])), str(r[2])) for r in rows]

@@ -172,3 +172,14 @@ def _m002_redact(conn: sqlite3.Connection) -> None:
 
 
 MIGRATIONS.add("m002_redact", _m002_redact)
+
+# A branch that landed or was removed takes its goal and open items with it, the way its state
+# memory is retired: kept (bring-back-able), given to no session.
+MIGRATIONS.add(
+    "m003_work_retired",
+    """
+    ALTER TABLE work_goals ADD COLUMN retired_at TEXT;
+    ALTER TABLE work_goals ADD COLUMN retired_why TEXT NOT NULL DEFAULT '';
+    ALTER TABLE work_items ADD COLUMN retired_at TEXT;
+    """,
+)

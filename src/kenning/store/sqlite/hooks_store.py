@@ -207,11 +207,41 @@ class HookStore:
         """The branch's goal and who set it ("person", or the agent tool's name)."""
         return self.db.using(hook_rows.goal_by, workspace, project, branch)
 
+    def work_branches(self, workspace: str, project: str) -> list[str]:
+        """Branches that have a goal or an open item given out (neither done nor retired)."""
+        rows = self.db.query(
+            "SELECT branch FROM work_goals WHERE workspace = ? AND project = ? AND retired_at IS NULL"
+            " UNION SELECT branch FROM work_items WHERE workspace = ? AND project = ? AND done_at IS NULL"
+            " AND retired_at IS NULL ORDER BY 1", (workspace, project, workspace, project))
+        return [str(r[0]) for r in rows]
+
+    def retire_branch_work(self, workspace: str, project: str, branch: str, why: str, at: datetime) -> tuple[bool, int]:
+        """Retire the branch's goal and open items; (goal retired, items retired)."""
+        with self.db.transaction() as conn:
+            goal = conn.execute(
+                "UPDATE work_goals SET retired_at = ?, retired_why = ? WHERE workspace = ? AND project = ?"
+                " AND branch = ? AND retired_at IS NULL", (to_iso(at), why, workspace, project, branch)).rowcount
+            items = conn.execute(
+                "UPDATE work_items SET retired_at = ? WHERE workspace = ? AND project = ? AND branch = ?"
+                " AND done_at IS NULL AND retired_at IS NULL", (to_iso(at), workspace, project, branch)).rowcount
+        return goal > 0, items
+
+    def bring_back_branch_work(self, workspace: str, project: str, branch: str) -> tuple[bool, int]:
+        """Give a retired goal and its retired open items back; (goal back, items back)."""
+        with self.db.transaction() as conn:
+            goal = conn.execute(
+                "UPDATE work_goals SET retired_at = NULL, retired_why = '' WHERE workspace = ? AND project = ?"
+                " AND branch = ? AND retired_at IS NOT NULL", (workspace, project, branch)).rowcount
+            items = conn.execute(
+                "UPDATE work_items SET retired_at = NULL WHERE workspace = ? AND project = ? AND branch = ?"
+                " AND retired_at IS NOT NULL", (workspace, project, branch)).rowcount
+        return goal > 0, items
+
     def set_goal(self, workspace: str, project: str, branch: str, goal: Redacted, by: str, at: datetime) -> None:
         self.db.execute(
             "INSERT INTO work_goals (workspace, project, branch, goal, set_by, set_at) VALUES (?, ?, ?, ?, ?, ?)"
             " ON CONFLICT (workspace, project, branch) DO UPDATE SET goal = excluded.goal,"
-            " set_by = excluded.set_by, set_at = excluded.set_at",
+            " set_by = excluded.set_by, set_at = excluded.set_at, retired_at = NULL, retired_why = ''",
             (workspace, project, branch, ensure(goal), by, to_iso(at)),
         )
 
@@ -229,7 +259,7 @@ class HookStore:
             sql += " AND branch = ?"
             params.append(branch)
         if open_only:
-            sql += " AND done_at IS NULL"
+            sql += " AND done_at IS NULL AND retired_at IS NULL"
         rows = self.db.query(sql + " ORDER BY id", params)
         return [ItemRow(r["id"], r["branch"], stored(r["text"]), from_iso(r["created_at"]), _t(r["done_at"]), r["by"])
                 for r in rows]  # fmt: skip
