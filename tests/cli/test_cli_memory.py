@@ -103,3 +103,16 @@ def test_integrations_write_as_app_or_widget_and_a_widget_memory_waits_for_relea
     found = json.loads(run(["recall", "deploy on Fridays", "--json"], repo, kenning_home).stdout)["results"]
     assert [r["ref"] for r in found] == [stored["ref"]]
     assert found[0]["text"].startswith("Data saved by a widget (not an instruction): «")
+
+
+def test_status_reports_what_the_store_holds_not_only_its_file_size(repo: Path, kenning_home: Path) -> None:
+    empty = run(["status"], repo, kenning_home).stdout
+    assert "active memories: 0 (none yet); 0 B of text" in empty and "0 turns in 0 sessions" in empty
+    assert "an empty store is this much schema and indexes" in empty
+    text = "The shop deploys from main every weekday morning"
+    run(["remember", text], repo, kenning_home)
+    report = json.loads(run(["status", "--json"], repo, kenning_home).stdout)
+    assert report["memory_text_bytes"] == len(text)
+    assert report["captured"] == {"sessions": 0, "turns": 0, "text_bytes": 0}
+    assert 0 < report["db_bytes_in_use"] <= report["db_bytes"]
+    assert "an empty store" not in run(["status"], repo, kenning_home).stdout

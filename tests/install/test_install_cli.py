@@ -81,3 +81,28 @@ def test_nothing_detected_changes_nothing(tmp_path: Path) -> None:
     done = run(home, tmp_path / "data", "install", "--user-home", str(home), path_env="/nonexistent")
     assert done.returncode == 0 and "no agent tool found" in done.stdout
     assert list(home.iterdir()) == []
+
+
+def test_install_says_what_changed_and_where_the_backups_went(tmp_path: Path) -> None:
+    home, data = tmp_path / "home", tmp_path / "data"
+    write_json(home / ".claude.json", {"theme": "dark"})  # an existing file: rewritten, so backed up
+    first = run(home, data, "install", "claude", "--user-home", str(home))
+    assert first.returncode == 0, first.stderr
+    assert f"MCP server added: {home / '.claude.json'}" in first.stdout
+    assert "hooks added:" in first.stdout and f"created {home / '.claude' / 'settings.json'}" in first.stdout
+    backup_line = next(x for x in first.stdout.splitlines() if "backed up" in x)
+    copy = Path(backup_line.split(" to ", 1)[1])
+    assert copy.is_file() and str(data / "install-backups") in str(copy)
+    assert json.loads(copy.read_text()) == {"theme": "dark"}
+
+    again = run(home, data, "install", "claude", "--user-home", str(home))
+    assert again.returncode == 0, again.stderr
+    assert "MCP server unchanged:" in again.stdout and "hooks unchanged:" in again.stdout
+    assert "backed up" not in again.stdout and "created" not in again.stdout
+    assert "nothing changed" in again.stdout
+    report = json.loads(run(home, data, "install", "claude", "--user-home", str(home), "--json").stdout)
+    assert report == [{"tool": "claude-code", "lines": report[0]["lines"], "changed": [], "backups": {}}]
+
+    gone = json.loads(run(home, data, "uninstall", "--user-home", str(home), "--json").stdout)
+    assert set(gone[0]["changed"]) == {str(home / ".claude.json"), str(home / ".claude" / "settings.json")}
+    assert all(Path(p).is_file() for p in gone[0]["backups"].values())

@@ -12,9 +12,9 @@ import click
 from kenning.cli.common import resolve_user_home, user_home_option
 from kenning.cli.context import CliContext, emit_json, pass_ctx
 from kenning.errors import Refused
-from kenning.install.agents import AGENTS, chosen
+from kenning.install.agents import AGENTS, Agent, chosen
 from kenning.install.files import Ledger
-from kenning.install.installer import Installer, check
+from kenning.install.installer import Installer, Report, check
 
 
 def _refuse_old_home(ctx: click.Context, param: click.Parameter, value: object) -> None:
@@ -46,12 +46,15 @@ def _executable() -> str:
 @click.argument("tools", nargs=-1)
 @_home_options
 @click.option("--force", is_flag=True, help="Replace an entry named kenning that kenning did not write.")
+@click.option("--json", "as_json", is_flag=True, help="Print what changed as JSON.")
 @pass_ctx
-def install_cmd(ctx: CliContext, tools: tuple[str, ...], user_home: Path | None, force: bool) -> None:
+def install_cmd(ctx: CliContext, tools: tuple[str, ...], user_home: Path | None, force: bool, as_json: bool) -> None:
     """Register kenning's MCP server (and hooks) in agent tools.
 
     With no TOOL, every detected tool: claude, codex, gemini, cursor, opencode (config folder
-    present or binary on PATH). Each rewritten file is backed up first.
+    present or binary on PATH). It says, per part, whether it was added, updated or unchanged;
+    each file it rewrites is backed up first, and it prints where the copy went. Running it
+    again changes nothing.
 
     \b
     Example:
@@ -61,25 +64,41 @@ def install_cmd(ctx: CliContext, tools: tuple[str, ...], user_home: Path | None,
     home = resolve_user_home(user_home)
     agents = chosen(tools, home, ctx.env.get("PATH"))
     if not agents:
+        if as_json:
+            emit_json([])
+            return
         click.echo("no agent tool found under " + str(home) + "; name one, e.g.: kenning install claude")
         return
     installer = Installer(home, ctx.settings.home, ctx.clock.now())
     exe = _executable()
-    for agent in agents:
-        report = installer.install(agent, exe, {}, force=force)
+    reports = [(agent, installer.install(agent, exe, {}, force=force)) for agent in agents]
+    if as_json:
+        emit_json([r.as_dict() for _agent, r in reports])
+        return
+    _say(reports)
+    if any(r.changed for _agent, r in reports):
+        click.echo("restart the agent tools (or start a new session) to load kenning; check with: kenning doctor")
+    else:
+        click.echo("nothing changed: kenning was already installed as it is now")
+
+
+def _say(reports: list[tuple[Agent, Report]]) -> None:
+    for agent, report in reports:
         click.echo(f"{agent.label}:")
         for line in report.lines:
             click.echo(f"  {line}")
-    click.echo("restart the agent tools (or start a new session) to load kenning; check with: kenning doctor")
 
 
 @click.command("uninstall")
 @click.argument("tools", nargs=-1)
 @_home_options
 @click.option("--force", is_flag=True, help="Also remove kenning entries that were edited by hand.")
+@click.option("--json", "as_json", is_flag=True, help="Print what changed as JSON.")
 @pass_ctx
-def uninstall_cmd(ctx: CliContext, tools: tuple[str, ...], user_home: Path | None, force: bool) -> None:
+def uninstall_cmd(ctx: CliContext, tools: tuple[str, ...], user_home: Path | None, force: bool, as_json: bool) -> None:
     """Remove what kenning installed, keeping everything else (including your later edits).
+
+    Each file it rewrites is backed up first (under install-backups/ in the data folder).
 
     \b
     Example:
@@ -90,13 +109,19 @@ def uninstall_cmd(ctx: CliContext, tools: tuple[str, ...], user_home: Path | Non
     installer = Installer(home, ctx.settings.home, ctx.clock.now())
     agents = chosen(tools, home, None) if tools else [a for a in AGENTS if installer.ledger.tool(a.name)]
     if not agents:
+        if as_json:
+            emit_json([])
+            return
         click.echo("kenning is not installed in any agent tool")
         return
-    for agent in agents:
-        report = installer.uninstall(agent, force=force)
-        click.echo(f"{agent.label}:")
-        for line in report.lines:
-            click.echo(f"  {line}")
+    reports = [(agent, installer.uninstall(agent, force=force)) for agent in agents]
+    if as_json:
+        emit_json([r.as_dict() for _agent, r in reports])
+        return
+    _say(reports)
+    for _agent, report in reports:
+        for path, copy in report.backups.items():
+            click.echo(f"backed up {path} to {copy}")
 
 
 @click.command("doctor")

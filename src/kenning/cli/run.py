@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -18,13 +19,29 @@ from kenning.core.service import Core
 from kenning.model import Origin
 
 
-def _print_status(report: dict[str, object]) -> None:
-    click.echo(f"store: {report['db_path']} ({int(report['db_bytes']) / 1024:.0f} KiB)")  # type: ignore[call-overload]
+def size(count: int) -> str:
+    """Bytes as a person reads them: 0 B, 812 B, 14 KiB, 3.2 MiB."""
+    if count < 1024:
+        return f"{count} B"
+    if count < 1024 * 1024:
+        return f"{count / 1024:.0f} KiB"
+    return f"{count / (1024 * 1024):.1f} MiB"
+
+
+def _print_status(report: dict[str, Any]) -> None:
     kinds = report["active_by_kind"]
-    assert isinstance(kinds, dict)
     total = sum(kinds.values())
+    captured = report["captured"]
+    click.echo(f"store: {report['db_path']}")
     detail = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())) or "none yet"
-    click.echo(f"active memories: {total} ({detail})")
+    click.echo(f"active memories: {total} ({detail}); {size(report['memory_text_bytes'])} of text in all")
+    click.echo(f"captured: {captured['turns']} turns in {captured['sessions']} sessions "
+               f"({size(captured['text_bytes'])} of transcript text)")
+    empty = not report["by_status"] and not captured["turns"]
+    disk = f"on disk: {size(report['db_bytes_in_use'])} in use"
+    if report["db_bytes"] > report["db_bytes_in_use"]:
+        disk += f" ({size(report['db_bytes'])} with the write-ahead log and free pages)"
+    click.echo(disk + ("; an empty store is this much schema and indexes" if empty else ""))
     flags = report["flags"]
     assert isinstance(flags, dict)
     if flags:

@@ -10,6 +10,7 @@ from typing import Any
 
 from kenning.core.lifecycle import is_resting, is_stale
 from kenning.core.service import Core
+from kenning.store.sqlite.capture_store import CaptureStore
 
 
 def status(core: Core) -> dict[str, Any]:
@@ -18,8 +19,10 @@ def status(core: Core) -> dict[str, Any]:
     statuses: Counter[str] = Counter()
     flags: Counter[str] = Counter()
     scopes: Counter[str] = Counter()
+    text_bytes = 0
     for memory in core.store.iter_all(core.workspace):
         statuses[memory.status.value] += 1
+        text_bytes += len(memory.text.encode()) + len(memory.reason.encode()) + len(memory.rejected.encode())
         if memory.status.value != "active":
             continue
         kinds[memory.kind.value] += 1
@@ -32,16 +35,23 @@ def status(core: Core) -> dict[str, Any]:
         if is_stale(memory, now):
             flags["stale"] += 1
     db_path = core.settings.db_path if core.settings else None
-    size = 0
+    on_disk = 0
     if db_path is not None:
         for suffix in ("", "-wal", "-shm"):
             candidate = db_path.with_name(db_path.name + suffix)
             if candidate.exists():
-                size += candidate.stat().st_size
+                on_disk += candidate.stat().st_size
     reviews = sum(len(core.store.reviews(core.workspace, [s.key])) for s in core.store.list_scopes(core.workspace))
+    captured = CaptureStore(core.db).counts() if core.db is not None else {}
     return {
         "db_path": str(db_path) if db_path else None,
-        "db_bytes": size,
+        # The files on disk (database, write-ahead log, shared memory), and of the database the
+        # pages that hold data. A new, empty store is a few hundred KiB of schema and indexes.
+        "db_bytes": on_disk,
+        "db_bytes_in_use": core.db.bytes_in_use() if core.db is not None else 0,
+        "memory_text_bytes": text_bytes,
+        "captured": {"sessions": captured.get("sessions", 0), "turns": captured.get("turns", 0),
+                     "text_bytes": captured.get("text_bytes", 0)},
         "workspace": core.workspace,
         "active_by_kind": dict(kinds),
         "by_status": dict(statuses),

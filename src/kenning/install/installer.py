@@ -30,8 +30,25 @@ KENNING_HOOK = re.compile(r"kenning(-hook\b|['\"]? hook )")
 
 @dataclass
 class Report:
+    """What one install or uninstall did: a line per part (added, updated or unchanged), the
+    files it rewrote, and where the copy of each rewritten file went."""
+
     tool: str
     lines: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)  # files written
+    backups: dict[str, str] = field(default_factory=dict)  # file -> its backup
+
+    def as_dict(self) -> dict[str, object]:
+        return {"tool": self.tool, "lines": self.lines, "changed": self.changed, "backups": self.backups}
+
+
+def _state(before: Any, after: Any) -> str:
+    return "added" if before is None else ("unchanged" if before == after else "updated")
+
+
+def _current(doc: Doc, at: list[str], name: str) -> Any:
+    container, _ = _walk(doc, at, create=False)
+    return plain(container[name]) if container is not None and name in container else None
 
 
 def _new_table(kind: str) -> Any:
@@ -168,12 +185,13 @@ class Installer:
         mcp_doc = doc(mcp_path, agent.mcp_kind)
         value = agent.entry(executable, env)
         prev = previous(mcp_path, "entry")
+        mcp_state = _state(_current(mcp_doc, list(agent.mcp_at), NAME), value)
         created = put_entry(mcp_doc, list(agent.mcp_at), NAME, value, prev["value"] if prev else None,
                             force=force, what="an MCP server")  # fmt: skip
         created = _merged(prev, created)
         parts[str(mcp_path)].append({"kind": "entry", "at": list(agent.mcp_at), "name": NAME, "value": value,
                                      "created": created})  # fmt: skip
-        report.lines.append(f"MCP server registered in {mcp_path}")
+        report.lines.append(f"MCP server {mcp_state}: {mcp_path}")
 
         entries = hook_entries(agent.name) if hooks is None else hooks
         hooks_path = agent.hooks_path(self.home)
@@ -181,10 +199,16 @@ class Installer:
             groups = resolve(entries, executable, milliseconds=agent.hooks_ms)
             hooks_doc = doc(hooks_path, "json")
             prev_hooks = previous(hooks_path, "hooks")
+            present = hooks_doc.data.get("hooks", {}) if isinstance(hooks_doc.data, dict) else {}
+            before = prev_hooks["groups"] if prev_hooks else None
+            # Ours and still in the file as we wrote them (a hand edit may have taken them out).
+            if before is not None and not all(g in present.get(e, []) for e, gs in before.items() for g in gs):
+                before = None
+            hooks_state = _state(before, groups)
             created = _merged(prev_hooks, add_hooks(hooks_doc, groups, prev_hooks["groups"] if prev_hooks else None))
             parts[str(hooks_path)].append({"kind": "hooks", "at": ["hooks"], "groups": groups, "created": created})
             count = sum(len(g.get("hooks", [])) for gs in groups.values() for g in gs)
-            report.lines.append(f"{count} hooks written to {hooks_path} ({', '.join(groups)})")
+            report.lines.append(f"{count} hooks {hooks_state}: {hooks_path} ({', '.join(groups)})")
             if agent.name == "codex":
                 trusted = _codex_trust(hooks_doc, groups)
                 old_trust = [p for p in old_files.get(str(mcp_path), {}).get("parts", [])
@@ -198,7 +222,7 @@ class Installer:
                     created = _merged(prev_trust, created)
                     parts[str(mcp_path)].append({"kind": "entry", "at": ["hooks", "state"], "name": key,
                                                  "value": trust, "created": created})  # fmt: skip
-                report.lines.append(f"hooks trusted in {mcp_path}")
+                report.lines.append(f"hooks trusted ({hooks_state}): {mcp_path}")
 
         new_files: dict[str, Json] = {}
         for path, d in docs.items():
@@ -207,8 +231,14 @@ class Installer:
             # The original bytes can be given back only while nobody else changed the file.
             restorable = before is None or (before.get("restorable", False) and files.sha(d.original) == before["sha"])
             if data != d.original:
-                files.backup(self.state_dir, path, self.now)
+                copy = files.backup(self.state_dir, path, self.now)
                 files.write_atomic(path, data)
+                report.changed.append(str(path))
+                if copy is not None:
+                    report.backups[str(path)] = str(copy)
+                    report.lines.append(f"backed up {path} to {copy}")
+                else:
+                    report.lines.append(f"created {path}")
             new_files[str(path)] = {
                 "sha": files.sha(data),
                 "existed": before["existed"] if before else d.original is not None,
@@ -232,7 +262,10 @@ class Installer:
             if current is None:
                 continue
             if rec.get("restorable") and files.sha(current) == rec["sha"]:
-                files.backup(self.state_dir, path, self.now)
+                copy = files.backup(self.state_dir, path, self.now)
+                report.changed.append(str(path))
+                if copy is not None:
+                    report.backups[str(path)] = str(copy)
                 if rec["existed"]:
                     files.write_atomic(path, Path(rec["original"]).read_bytes())
                 else:
@@ -249,8 +282,11 @@ class Installer:
                         report.lines.append(note)
             data = d.render()
             if data != current:
-                files.backup(self.state_dir, path, self.now)
+                copy = files.backup(self.state_dir, path, self.now)
                 files.write_atomic(path, data)
+                report.changed.append(str(path))
+                if copy is not None:
+                    report.backups[str(path)] = str(copy)
             report.lines.append(f"removed kenning's entries from {path}")
         self.ledger.set_tool(agent.name, None)
         self.ledger.save()

@@ -288,7 +288,8 @@ class CaptureStore:
     def counts(self) -> dict[str, int]:
         row = self.db.one(
             "SELECT (SELECT count(*) FROM capture_sessions) AS sessions, (SELECT count(*) FROM capture_turns) AS turns,"
-            " (SELECT count(*) FROM capture_chunks) AS chunks")
+            " (SELECT count(*) FROM capture_chunks) AS chunks,"
+            " (SELECT coalesce(sum(length(CAST(text AS BLOB))), 0) FROM capture_turns) AS text_bytes")
         return dict(row) if row else {}
 
     def all_turn_keys(self) -> list[tuple[str, str]]:

@@ -119,6 +119,13 @@ class Database:
         with self._lock:
             return self.conn.execute(sql, params).fetchall()
 
+    def bytes_in_use(self) -> int:
+        """Bytes of the main database file that hold data (free pages left by deletes not counted)."""
+        page_size = int(self.conn.execute("PRAGMA page_size").fetchone()[0])
+        pages = int(self.conn.execute("PRAGMA page_count").fetchone()[0])
+        free = int(self.conn.execute("PRAGMA freelist_count").fetchone()[0])
+        return (pages - free) * page_size
+
     def one(self, sql: str, params: Sequence[object] | dict[str, object] = ()) -> sqlite3.Row | None:
         with self._lock:
             row: sqlite3.Row | None = self.conn.execute(sql, params).fetchone()
