@@ -17,7 +17,10 @@ from mcp_support import data, error_text  # noqa: E402
 from kenning.clock import FixedClock  # noqa: E402
 from kenning.config import Settings  # noqa: E402
 from kenning.core.service import Core  # noqa: E402
+from kenning.mcp.groups import GROUPS
 from kenning.mcp.server import build_server  # noqa: E402
+
+ALL_GROUPS = tuple(GROUPS)
 
 pytestmark = pytest.mark.anyio
 
@@ -29,7 +32,7 @@ def anyio_backend() -> str:
 
 @pytest.fixture
 async def client(settings: Settings, core: Core) -> AsyncIterator[Client]:
-    async with Client(build_server(settings, core=core)) as c:
+    async with Client(build_server(settings, core=core, tools=ALL_GROUPS)) as c:
         yield c
 
 

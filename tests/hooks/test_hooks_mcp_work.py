@@ -15,7 +15,10 @@ from mcp.types import Implementation
 from kenning.config import Settings
 from kenning.core import work
 from kenning.core.service import Core
+from kenning.mcp.groups import GROUPS
 from kenning.mcp.server import build_server
+
+ALL_GROUPS = tuple(GROUPS)
 
 pytestmark = pytest.mark.anyio
 
@@ -27,7 +30,7 @@ def anyio_backend() -> str:
 
 @pytest.fixture
 async def client(settings: Settings, core: Core, repo: Path) -> AsyncIterator[Client]:
-    server = build_server(settings, core=core, default_cwd=str(repo))
+    server = build_server(settings, core=core, default_cwd=str(repo), tools=ALL_GROUPS)
     async with Client(server, client_info=Implementation(name="codex", version="0.169")) as c:
         yield c
 

@@ -67,7 +67,7 @@ def test_entries_land_beside_the_users_own(home: Path, state: Path) -> None:
     claude = read_json(home / ".claude.json")
     servers: Any = claude["mcpServers"]
     assert set(servers) == {"github", "kenning"}
-    assert servers["kenning"] == {"type": "stdio", "command": EXE, "args": ["mcp"]}
+    assert servers["kenning"] == {"type": "stdio", "command": EXE, "args": ["mcp", "--tools", "core"]}
     assert claude["numStartups"] == 41 and list(claude)[:2] == ["numStartups", "installMethod"]
 
     settings: Any = read_json(home / ".claude" / "settings.json")
@@ -79,21 +79,22 @@ def test_entries_land_beside_the_users_own(home: Path, state: Path) -> None:
     assert config.startswith("# Alice's Codex config\n") and "# ask before running commands" in config
     doc = tomlkit.parse(config).unwrap()
     assert doc["mcp_servers"]["kenning"] == {
-        "command": EXE, "args": ["mcp"], "startup_timeout_sec": 20, "env_vars": ["KENNING_HOME", "KENNING_WORKSPACE"]
+        "command": EXE, "args": ["mcp", "--tools", "core"], "startup_timeout_sec": 20,
+        "env_vars": ["KENNING_HOME", "KENNING_WORKSPACE", "KENNING_NOW"]
     }
     assert doc["mcp_servers"]["github"]["env"] == {"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_placeholder"}
 
     gemini_text = (home / ".gemini" / "settings.json").read_text()
     assert '\n    "theme"' in gemini_text  # the user's 4-space indent is kept
     gemini: Any = json.loads(gemini_text)
-    assert gemini["mcpServers"]["kenning"] == {"command": EXE, "args": ["mcp"]}
+    assert gemini["mcpServers"]["kenning"] == {"command": EXE, "args": ["mcp", "--tools", "core"]}
     assert gemini["hooks"]["AfterAgent"][0]["hooks"][0]["timeout"] == 3000
     assert gemini["hooks"]["AfterAgent"][1]["hooks"][0]["timeout"] == 10_000  # seconds became ms
 
     cursor: Any = read_json(home / ".cursor" / "mcp.json")
     assert set(cursor["mcpServers"]) == {"linear", "kenning"}
     opencode: Any = read_json(home / ".config" / "opencode" / "opencode.json")
-    assert opencode["mcp"]["kenning"] == {"type": "local", "command": [EXE, "mcp", "--point-at-recall"], "enabled": True}
+    assert opencode["mcp"]["kenning"] == {"type": "local", "command": [EXE, "mcp", "--tools", "core", "--point-at-recall"], "enabled": True}
     assert opencode["$schema"] == "https://opencode.ai/config.json"
 
 
@@ -150,7 +151,7 @@ def test_a_hand_written_kenning_entry_is_never_overwritten(home: Path, state: Pa
     assert "--force" in refused.value.fix
     assert cursor.read_bytes() == before
     installer(home, state, 1).install(agent("cursor"), EXE, {}, force=True)
-    assert read_json(cursor)["mcpServers"] == {"kenning": {"command": EXE, "args": ["mcp", "--point-at-recall"]}}
+    assert read_json(cursor)["mcpServers"] == {"kenning": {"command": EXE, "args": ["mcp", "--tools", "core", "--point-at-recall"]}}
 
 
 def test_an_entry_edited_after_install_is_left_on_uninstall(home: Path, state: Path) -> None:

@@ -25,7 +25,7 @@ def anyio_backend() -> str:
 def server(home: Path, project: Path) -> StdioServerParameters:
     env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home.parent), "KENNING_HOME": str(home),
            "CLAUDE_PROJECT_DIR": str(project)}  # fmt: skip
-    return StdioServerParameters(command=str(KENNING), args=["mcp"], env=env)
+    return StdioServerParameters(command=str(KENNING), args=["mcp", "--tools", "all"], env=env)
 
 
 async def test_every_listed_tool_answers_over_stdio(tmp_path: Path, kenning_home: Path) -> None:

@@ -34,7 +34,7 @@ async def test_default_instruction_never_names_recall(kenning_home: Path) -> Non
     text = await _instructions(kenning_home)
     assert text.startswith("kenning is this project's memory")
     assert "recall" not in text
-    assert "record_decision" in text  # the rest of the instruction is there
+    assert "kind \"decision\"" in text  # the rest of the instruction is there
 
 
 async def test_point_at_recall_adds_the_line(kenning_home: Path) -> None:

@@ -14,7 +14,10 @@ from kenning.capture.sync import sync_all
 from kenning.clock import FixedClock
 from kenning.config import Settings
 from kenning.core.service import Core
+from kenning.mcp.groups import GROUPS
 from kenning.mcp.server import build_server
+
+ALL_GROUPS = tuple(GROUPS)
 
 pytestmark = pytest.mark.anyio
 SESSION = "5b0c1d2e-3f4a-4b5c-8d6e-7f8091a2b3c4"
@@ -48,7 +51,7 @@ async def client(tmp_path: Path, settings: Settings, core: Core, clock: FixedClo
         line(f"0000000{i}-aaaa-4bbb-8ccc-dddddddddddd", text, role, i) for i, (text, role) in enumerate(turns)) + "\n")
     assert core.db is not None
     sync_all(core.db, settings, home, clock)
-    async with Client(build_server(settings, core=core)) as c:
+    async with Client(build_server(settings, core=core, tools=ALL_GROUPS)) as c:
         yield c
 
 

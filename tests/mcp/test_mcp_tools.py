@@ -14,8 +14,11 @@ from mcp_support import data, error_text, git_project, snapshot, text_of
 from kenning.config import Settings
 from kenning.core.remember import RememberRequest
 from kenning.core.service import Core
+from kenning.mcp.groups import GROUPS
 from kenning.mcp.server import INSTRUCTIONS, build_server
 from kenning.model import Kind, Origin
+
+ALL_GROUPS = tuple(GROUPS)
 
 pytestmark = pytest.mark.anyio
 
@@ -34,7 +37,7 @@ def project(tmp_path: Path) -> Path:
 
 @pytest.fixture
 async def client(settings: Settings, core: Core, project: Path) -> AsyncIterator[Client]:
-    server = build_server(settings, core=core, default_cwd=str(project))
+    server = build_server(settings, core=core, default_cwd=str(project), tools=ALL_GROUPS)
     async with Client(server, client_info=Implementation(name="claude-code", version="2.1.0")) as c:
         yield c
 

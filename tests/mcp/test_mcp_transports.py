@@ -32,7 +32,7 @@ def server_env(home: Path, **extra: str) -> dict[str, str]:
 async def test_every_tool_over_stdio(tmp_path: Path, kenning_home: Path) -> None:
     project = git_project(tmp_path / "shop")
     params = StdioServerParameters(
-        command=str(KENNING), args=["mcp"], env=server_env(kenning_home, CLAUDE_PROJECT_DIR=str(project))
+        command=str(KENNING), args=["mcp", "--tools", "all"], env=server_env(kenning_home, CLAUDE_PROJECT_DIR=str(project))
     )
     async with Client(params, client_info=Implementation(name="codex-mcp-client", version="0.169.0")) as client:
         names = {t.name for t in (await client.list_tools()).tools}

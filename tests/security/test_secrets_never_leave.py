@@ -137,7 +137,7 @@ async def test_no_secret_reaches_storage_another_session_or_any_output(tmp_path:
     assert "[secret]" in seen["show"] and "[secret]" in seen["resume --transcript"]
 
     # And what the MCP tools give an agent.
-    params = StdioServerParameters(command=sys.executable, args=["-m", "kenning.cli", "mcp"],
+    params = StdioServerParameters(command=sys.executable, args=["-m", "kenning.cli", "mcp", "--tools", "all"],
                                    env={**world.env(), "CLAUDE_PROJECT_DIR": str(world.repo)})  # fmt: skip
     async with Client(params) as client:
         calls = {

@@ -20,6 +20,10 @@ from kenning.errors import Invalid
 NAME = "kenning"
 # `kenning mcp` flag for tools kenning writes no hooks into (see kenning.mcp.server.INSTRUCTIONS).
 POINT = "--point-at-recall"
+# `kenning mcp` offers the core tool group unless told otherwise; install writes it out so a
+# person sees where to add groups (kenning.mcp.groups.DEFAULT; a test holds the two equal).
+TOOLS = ("--tools", "core")
+MCP = ["mcp", *TOOLS]
 Entry = Callable[[str, dict[str, str]], dict[str, Any]]
 
 
@@ -64,31 +68,31 @@ AGENTS: list[Agent] = [
     Agent(
         "claude-code", "Claude Code", ("claude", "claude-code"), ("claude",), (".claude", ".claude.json"),
         ".claude.json", "json", ("mcpServers",),
-        lambda exe, env: _with_env({"type": "stdio", "command": exe, "args": ["mcp"]}, env),
+        lambda exe, env: _with_env({"type": "stdio", "command": exe, "args": MCP}, env),
         hooks_file=".claude/settings.json",
     ),
     Agent(
         "codex", "Codex", ("codex",), ("codex",), (".codex",), ".codex/config.toml", "toml", ("mcp_servers",),
         # Codex starts MCP servers with a filtered environment: pass kenning's own variables
         # through, or `kenning mcp` would open another store than the hooks.
-        lambda exe, env: _with_env({"command": exe, "args": ["mcp"], "startup_timeout_sec": 20,
-                                    "env_vars": ["KENNING_HOME", "KENNING_WORKSPACE"]}, env),
+        lambda exe, env: _with_env({"command": exe, "args": MCP, "startup_timeout_sec": 20,
+                                    "env_vars": ["KENNING_HOME", "KENNING_WORKSPACE", "KENNING_NOW"]}, env),
         hooks_file=".codex/hooks.json",
     ),
     Agent(
         "gemini-cli", "Gemini CLI", ("gemini", "gemini-cli"), ("gemini",), (".gemini",), ".gemini/settings.json",
-        "json", ("mcpServers",), lambda exe, env: _with_env({"command": exe, "args": ["mcp"]}, env),
+        "json", ("mcpServers",), lambda exe, env: _with_env({"command": exe, "args": MCP}, env),
         hooks_file=".gemini/settings.json", hooks_ms=True,
     ),
     # No kenning hooks in these two: the MCP server's own instruction points sessions at recall.
     Agent(
         "cursor", "Cursor", ("cursor",), ("cursor", "cursor-agent"), (".cursor",), ".cursor/mcp.json", "json",
-        ("mcpServers",), lambda exe, env: _with_env({"command": exe, "args": ["mcp", POINT]}, env),
+        ("mcpServers",), lambda exe, env: _with_env({"command": exe, "args": [*MCP, POINT]}, env),
     ),
     Agent(
         "opencode", "OpenCode", ("opencode",), ("opencode",), (".config/opencode",),
         ".config/opencode/opencode.json", "json", ("mcp",),
-        lambda exe, env: _with_env({"type": "local", "command": [exe, "mcp", POINT], "enabled": True}, env,
+        lambda exe, env: _with_env({"type": "local", "command": [exe, *MCP, POINT], "enabled": True}, env,
                                    "environment"),
     ),
 ]  # fmt: skip

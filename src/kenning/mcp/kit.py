@@ -8,6 +8,7 @@ A tool is one small function over the core. Modules under ``kenning.mcp.tools`` 
 from __future__ import annotations
 
 import functools
+import inspect
 import os
 import threading
 from collections.abc import Callable, Iterator
@@ -33,8 +34,8 @@ PY_NAMES = {"global": "global_"}
 Cwd = Annotated[
     str | None,
     Field(
-        description="Absolute path of the project folder the call is about (default: the folder the "
-        "agent tool started kenning in)."
+        description="Absolute path of the project folder the call is about (default: where the agent tool "
+        "started kenning)."
     ),
 ]
 Session = Annotated[str, Field(max_length=200, description="Your session id, when you know it.")]
@@ -140,7 +141,8 @@ def add_tool(
     def call(**kwargs: Any) -> Any:
         return fn(**{PY_NAMES.get(k, k): v for k, v in kwargs.items()})
 
-    server.add_tool(call, name=tool_name, title=title, annotations=annotations)
+    server.add_tool(call, name=tool_name, title=title, annotations=annotations,
+                    description=inspect.cleandoc(fn.__doc__ or ""))  # fmt: skip
     _tighten(server, tool_name)
     return fn
 
@@ -156,7 +158,35 @@ def _tighten(server: MCPServer[Any], tool_name: str) -> None:
     config = ConfigDict(**{**lax.model_config, "extra": "forbid", "strict": True})
     strict: Any = type(lax.__name__, (lax,), {"model_config": config})
     tool.fn_metadata.arg_model = strict
-    tool.parameters = strict.model_json_schema(by_alias=True)
+    tool.parameters = compact(strict.model_json_schema(by_alias=True), inputs=True)
+    if tool.fn_metadata.output_schema is not None:
+        tool.fn_metadata.output_schema = compact(tool.fn_metadata.output_schema, inputs=False)
+
+
+_EMPTY_DEFAULTS: tuple[object, ...] = ("", [], None)
+
+
+def compact(schema: Any, *, inputs: bool) -> Any:
+    """A JSON schema without what tells a model nothing, so every session's tool list is
+    smaller: the titles pydantic makes from field names ("Source Ref"), empty defaults (an
+    optional argument is one not in ``required``), and, in argument schemas, the ``null``
+    branch of an optional argument (leave it out instead; the strict model still accepts
+    null). Output schemas keep their ``null`` branches: clients check results against them."""
+    if isinstance(schema, list):
+        return [compact(item, inputs=inputs) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: compact(v, inputs=inputs) for k, v in schema.items()
+           if k != "title" and not (k == "default" and v in _EMPTY_DEFAULTS)}  # fmt: skip
+    if "properties" in schema:  # property names are data, not keywords: keep a property called "title"
+        out["properties"] = {name: compact(sub, inputs=inputs) for name, sub in schema["properties"].items()}
+    branches = out.get("anyOf")
+    if inputs and isinstance(branches, list):
+        kept = [b for b in branches if b != {"type": "null"}]
+        if len(kept) == 1 and len(kept) < len(branches):
+            del out["anyOf"]
+            out = {**kept[0], **out}
+    return out
 
 
 def env_default_cwd(env: dict[str, str] | os._Environ[str]) -> str | None:

@@ -1,15 +1,16 @@
 """kenning's MCP server: one MCPServer whose lifespan opens the core, and the tool modules
-that register on it.
+that register on it; the server then keeps the tools of the groups asked for
+(:mod:`kenning.mcp.groups`).
 
-To add tools, write ``kenning/mcp/tools/<area>.py`` with ``register(server)`` and add one
-line to :data:`TOOL_MODULES`.
+To add tools, write ``kenning/mcp/tools/<area>.py`` with ``register(server)``, add it to
+:data:`TOOL_MODULES`, and put each tool in a group.
 """
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from types import ModuleType
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
@@ -18,26 +19,16 @@ from kenning import __version__
 from kenning.clock import Clock
 from kenning.config import Settings
 from kenning.core.service import Core
+from kenning.mcp import groups
 from kenning.mcp.kit import AppContext
+from kenning.mcp.tools import graph, health, memory, sessions, work
 
-# Each module exposes ``register(server: MCPServer) -> None``. A module another issue has
-# not written yet is skipped, so the server always starts with what exists.
-TOOL_MODULES = [
-    "kenning.mcp.tools.memory",
-    "kenning.mcp.tools.work",
-    "kenning.mcp.tools.sessions",
-    "kenning.mcp.tools.graph",
-    "kenning.mcp.tools.health",
-]
+# Each module exposes ``register(server: MCPServer) -> None``.
+TOOL_MODULES: tuple[ModuleType, ...] = (memory, work, sessions, graph, health)
 
-# The standing instruction every session gets at initialize. It does not point at `recall`:
-# where kenning's hooks run, they do the pointing (the brief's line, the first-prompt ask, the
-# end-of-turn ask), and they know whether the session is in the holdout, which the server
-# cannot know at initialize. Agent tools without kenning's hooks (Cursor, OpenCode) start the
-# server with --point-at-recall and get RECALL_LINE first; they have no holdout.
 INSTRUCTIONS = """\
 kenning is this project's memory: decisions with their reasons, preferences, facts, lessons.
-- As decisions are made, call record_decision with the reasoning and the alternatives turned down.
+- As decisions are made, remember each with kind "decision", its reason and the alternatives turned down.
 - At the end of a task, call remember: at most two memories per task, and only what a future agent \
 would act better for knowing (a correction, a confirmed approach, a decision and why, a non-obvious fact); \
 most tasks save none. Not what code, git or docs already say, fix recipes, or where work stands now.
@@ -57,10 +48,11 @@ def instructions(*, point_at_recall: bool = False) -> str:
 
 def build_server(
     settings: Settings, *, clock: Clock | None = None, default_cwd: str | None = None, core: Core | None = None,
-    point_at_recall: bool = False,
+    point_at_recall: bool = False, tools: Sequence[str] = groups.DEFAULT,
 ) -> MCPServer[AppContext]:
-    """The server with every tool registered. ``core`` lets a caller (tests, bench) share
-    an open core; otherwise each connection opens its own from ``settings``.
+    """The server with the tools of the ``tools`` groups (default: the core group). ``core``
+    lets a caller (tests, bench) share an open core; otherwise each connection opens its own
+    from ``settings``.
     ``point_at_recall``: the standing instruction tells sessions to call recall (for agent
     tools without kenning's hooks)."""
 
@@ -75,17 +67,23 @@ def build_server(
                 opened.close()
 
     server: MCPServer[AppContext] = MCPServer(
-        "kenning", instructions=instructions(point_at_recall=point_at_recall), version=__version__, lifespan=lifespan, log_level="WARNING"
+        "kenning", instructions=instructions(point_at_recall=point_at_recall), version=__version__, lifespan=lifespan,
+        log_level="WARNING",
     )
-    for name in TOOL_MODULES:
-        try:
-            module: Any = importlib.import_module(name)
-        except ModuleNotFoundError as missing:
-            if missing.name == name:
-                continue
-            raise
+    for module in TOOL_MODULES:
         module.register(server)
+    offered = groups.tools_of(tools)
+    # The SDK lists registered tools only through its private manager (or the async handler).
+    for tool in server._tool_manager.list_tools():
+        if tool.name not in offered:
+            server.remove_tool(tool.name)
     return server
+
+
+def registered_tools(settings: Settings) -> list[str]:
+    """The name of every tool the modules register, whatever the groups (for checks)."""
+    server = build_server(settings, tools=tuple(groups.GROUPS))
+    return [t.name for t in server._tool_manager.list_tools()]
 
 
 def run(server: MCPServer[Any], *, http: bool = False, host: str = "127.0.0.1", port: int = 8765) -> None:

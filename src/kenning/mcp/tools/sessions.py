@@ -42,7 +42,7 @@ def search_sessions(
 ) -> SearchOut:
     """Search past agent sessions (captured transcripts of every tool) for what was said or
     done: each hit has the session, the turn, the chunk and the sentence holding the words.
-    Read around a hit with session_context."""
+    Read around a hit with session_context (tool group sessions)."""
     app = app_of(ctx)
     with guarded(app):
         where = place(app, cwd)
