@@ -39,9 +39,7 @@ async def measure() -> list[tuple[str, int, int]]:
     with tempfile.TemporaryDirectory(prefix="kenning-bench-tools-") as home:
         settings = Settings(home=Path(home))
         rows = [("default (`kenning mcp`): " + ", ".join(DEFAULT), *await listed_bytes(settings, DEFAULT))]
-        for name in GROUPS:
-            if name != CORE:
-                rows.append((f"core + {name}", *await listed_bytes(settings, (CORE, name))))
+        rows += [(f"core + {name}", *await listed_bytes(settings, (CORE, name))) for name in GROUPS if name != CORE]
         rows.append(("all (`--tools all`)", *await listed_bytes(settings, tuple(GROUPS))))
     return rows
 

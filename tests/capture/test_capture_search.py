@@ -149,3 +149,17 @@ def test_watch_keeps_up_and_stops_on_ctrl_c(tmp_path: Path) -> None:
         out, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
     assert "stopped watching" in out
+
+
+def test_watch_says_when_watchfiles_is_missing_and_polls(tmp_path: Path) -> None:
+    home = build_home(tmp_path / "home")
+    env = {**os.environ, "KENNING_HOME": str(tmp_path / "kh")}
+    args = ["sessions", "watch", "--user-home", str(home), "--rounds", "2", "--interval", "0.2"]
+    # As on an install without the `watch` extra: importing watchfiles fails.
+    code = "import sys; sys.modules['watchfiles'] = None; from kenning.cli.main import cli; cli(sys.argv[1:])"
+    done = subprocess.run([sys.executable, "-c", code, *args], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "watchfiles is not installed" in done.stderr and "pip install 'kenning[watch]'" in done.stderr
+    assert "checks for new turns every 0.2 s" in done.stderr and "turns" in done.stdout
+    with_extra = _cli(tmp_path / "kh2", *args)  # the dev install has the extra
+    assert with_extra.returncode == 0 and "watchfiles is not installed" not in with_extra.stderr

@@ -65,7 +65,8 @@ def test_a_wrong_group_is_refused_with_the_list(tmp_path: Path) -> None:
 
 
 def test_install_writes_the_default_groups() -> None:
-    assert TOOLS == ("--tools", ",".join(groups.DEFAULT))
+    installed = TOOLS
+    assert installed == ("--tools", ",".join(groups.DEFAULT))
 
 
 async def test_the_default_tool_list_stays_small_and_keeps_its_meaning(settings: Settings, core: Core,
