@@ -180,3 +180,25 @@ def test_the_memory_files_writer_policy_decides_whether_imports_are_kept(db: Dat
     core.set_policy(core.place(None), "workspace", "writers", "agents,memory-files")
     codex_md.write_text("# Prefer pathlib over os.path everywhere because mixed styles confuse readers\n")
     assert sync_all(db, settings, home, FixedClock()).memory_files["replaced"] == 1
+
+
+def test_a_forgotten_rule_is_not_imported_again(db: Database, settings: Settings, tmp_path: Path) -> None:
+    from kenning.core import forget
+    from kenning.core.service import Core
+
+    home = tmp_path / "home"
+    project = _git_project(tmp_path / "src" / "shop")
+    _session_in(home, project)
+    (project / "AGENTS.md").write_text(AGENTS_MD)
+    sync_all(db, settings, home, FixedClock())
+    rule = _rules(db)["Never edit files under generated/ by hand."]
+    core = Core.over(db, settings, FixedClock())
+    forget.apply(core, forget.plan_memories(core, [rule["ref"]]))
+    (project / "AGENTS.md").write_text(AGENTS_MD + "- Keep the changelog in the same pull request.\n")
+    again = sync_all(db, settings, home, FixedClock())
+    assert again.memory_files["added"] == 1, again.memory_files
+    assert "Never edit files under generated/ by hand." not in _rules(db)
+    # Even when its line moves (a new key for the same words), the tombstone keeps it out.
+    (project / "AGENTS.md").write_text("# Moved\n\n" + AGENTS_MD)
+    moved = sync_all(db, settings, home, FixedClock())
+    assert "Never edit files under generated/ by hand." not in _rules(db), moved.memory_files

@@ -531,3 +531,29 @@ def test_idle_before_keeps_unpinned_memories_with_no_activity_since(store: Memor
         store.insert(m)
     assert sorted(m.text for m in store.find(flt(idle_before=cut))) == ["idle", "used long ago"]
     assert store.count(flt(idle_before=cut, kinds=(Kind.LESSON,))) == 0
+
+
+def test_delete_takes_the_memory_its_index_history_and_uses(store: MemoryStore) -> None:
+    keep = mem("the api deploys from main every morning")
+    gone = mem("the quartermaster service deploys from main")
+    for m in (keep, gone):
+        store.insert(m)
+    store.add_event(MemoryEvent(gone.ref, T0, "created"))
+    store.add_use(UseRow(gone.ref, "s1", "codex", "main", T0))
+    before, _ = store.doc_freq(terms("deploy"))
+    assert store.delete(gone.ref) is True and store.delete(gone.ref) is False
+    assert store.get(gone.ref) is None and store.events(gone.ref) == [] and store.uses(gone.ref) == []
+    assert store.search(flt(), terms("quartermaster"), limit=10) == []
+    assert [h.memory.ref for h in store.search(flt(), terms("deploys"), limit=10)] == [keep.ref]
+    after, freq = store.doc_freq(terms("deploys quartermaster"))
+    assert after == before - 1 and sum(freq.values()) == 1  # "deploy" in one memory, "quartermaster" in none
+
+
+def test_tombstones_are_kept_once_per_key(store: MemoryStore) -> None:
+    ws = fresh_workspace()
+    assert store.add_tombstone(ws, "memory", "m:0badf00d", "abc", T0) is True
+    assert store.add_tombstone(ws, "memory", "m:0badf00d", "abc", T0) is False
+    store.add_tombstone(ws, "session", "claude:s1", "", T0)
+    assert [(t.kind, t.key, t.digest) for t in store.tombstones(ws)] == [("memory", "m:0badf00d", "abc"),
+                                                                          ("session", "claude:s1", "")]  # fmt: skip
+    assert store.tombstones(fresh_workspace()) == []

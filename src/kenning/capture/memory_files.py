@@ -31,6 +31,7 @@ from kenning.capture.sources.jsonl import iter_records
 from kenning.clock import Clock, to_iso
 from kenning.config import Settings
 from kenning.core.policy import MEMORY_FILE_TOOL_SUFFIX
+from kenning.core.portable import text_digest
 from kenning.errors import KenningError
 from kenning.model import Origin
 from kenning.redacted import Redacted, head
@@ -140,7 +141,8 @@ class _Importer:
         self.now = to_iso(clock.now())
         self.known = self.store.memory_files(settings.workspace)
         self.seen: set[str] = set()
-        self.counts = {"added": 0, "replaced": 0, "retired": 0, "unchanged": 0, "refused": 0}
+        self.counts = {"added": 0, "replaced": 0, "retired": 0, "unchanged": 0, "refused": 0, "forgotten": 0}
+        self.forgotten = self.store.forgotten_digests(settings.workspace)
 
     def _remember(self, mf: MemoryFile, **fields: object) -> str:
         """The ref of the memory-file memory written (or strengthened); "" when refused, or
@@ -166,6 +168,9 @@ class _Importer:
         headline, body = split_memory_file(raw.decode("utf-8", "replace"))
         if not headline:
             return
+        if text_digest(headline) in self.forgotten:  # forgotten here: never imported again
+            self.counts["forgotten"] += 1
+            return
         refused = self.counts["refused"]
         ref = self._remember(mf, text=headline, reason=body, source_ref=key, replaces=(old[0],) if old and old[0] else (),
                              title=mf.path.stem)  # fmt: skip
@@ -183,6 +188,9 @@ class _Importer:
             self.seen.add(rule_key)
             if rule_key in self.known:
                 self.counts["unchanged"] += 1
+                continue
+            if text_digest(rule.text) in self.forgotten:  # forgotten here: never imported again
+                self.counts["forgotten"] += 1
                 continue
             lines = f"{rule.first_line}" if rule.first_line == rule.last_line else f"{rule.first_line}-{rule.last_line}"
             tag = tag_of(rule.section)

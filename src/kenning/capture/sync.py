@@ -52,6 +52,7 @@ class SyncSummary:
     reclassified: int = 0
     facts_added: int = 0
     memory_files: dict[str, int] = field(default_factory=dict)
+    forgotten_turns: int = 0  # turns of sessions forgotten here, left out
     errors: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -86,6 +87,8 @@ class _Projects:
         self.db = db
         self.workspace = workspace
         self._cache: dict[str, tuple[str, str, bool]] = {}
+        # Sessions forgotten here (kenning forget --session): their turns are never captured again.
+        self.forgotten = CaptureStore(db).forgotten_sessions(workspace)
 
     def of(self, cwd: str) -> tuple[str, str, bool]:
         if cwd not in self._cache:
@@ -122,6 +125,9 @@ def _rows(events: list[Event], projects: _Projects, settings: Settings, summary:
         if ev.cwd:
             folder.setdefault(ev.session, ev.cwd)
     for ev in events:
+        if ev.session in projects.forgotten:
+            summary.forgotten_turns += 1
+            continue
         cwd = ev.cwd or folder.get(ev.session, "")
         if cwd:
             project, name, enabled = projects.of(cwd)

@@ -56,6 +56,8 @@ def _say_summary(s: Any) -> None:
         click.echo(f"  {s.files_rewritten} files had changed under the reader and were read again")
     if s.capture_off_turns:
         click.echo(f"  skipped {s.capture_off_turns} turns of projects with capture switched off")
+    if s.forgotten_turns:
+        click.echo(f"  left out {s.forgotten_turns} turns of sessions you forgot (kenning forget --session)")
     if s.skipped_lines:
         click.echo(f"  skipped {s.skipped_lines} unreadable lines")
     if s.reclassified:

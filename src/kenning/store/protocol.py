@@ -68,6 +68,18 @@ class UseRow:
 
 
 @dataclass(frozen=True)
+class Tombstone:
+    """What a forget left: the kind ("memory" or "session"), its ref or id, and for a memory a
+    hash of its normalised text."""
+
+    workspace: str
+    kind: str
+    key: str
+    digest: str
+    at: datetime
+
+
+@dataclass(frozen=True)
 class MemoryFilter:
     workspace: str
     scopes: Sequence[str]
@@ -164,4 +176,9 @@ class MemoryStore(Protocol):
     def clear_policy(self, workspace: str, scope: str, setting: str) -> None: ...
     def policies(self, workspace: str, scope: str) -> dict[str, str]: ...
     def get_meta(self, key: str) -> str | None: ...
+
+    # erasure
+    def delete(self, ref: str) -> bool: ...
+    def add_tombstone(self, workspace: str, kind: str, key: str, digest: str, at: datetime) -> bool: ...
+    def tombstones(self, workspace: str) -> list[Tombstone]: ...
     def set_meta(self, key: str, value: str) -> None: ...

@@ -316,3 +316,36 @@ class CaptureStore:
     def set_meta(self, key: str, value: str) -> None:
         self.db.execute("INSERT INTO capture_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET"
                         " value = excluded.value", (key, value))
+
+    # -- erasure --------------------------------------------------------------------------
+    def turn_count(self, session_id: str) -> int:
+        row = self.db.one("SELECT count(*) AS n FROM capture_turns WHERE session = ?", (session_id,))
+        return int(row["n"]) if row else 0
+
+    def delete_session(self, session_id: str) -> None:
+        """A captured session, deleted for real: its chunks (and their full-text entries, by
+        trigger), turns and row, and what the hooks kept of it."""
+        raw = session_id.split(":", 1)[-1]
+        with self.db.transaction() as conn:
+            conn.execute("DELETE FROM capture_chunks WHERE session = ?", (session_id,))
+            conn.execute("DELETE FROM capture_turns WHERE session = ?", (session_id,))
+            conn.execute("DELETE FROM capture_sessions WHERE id = ?", (session_id,))
+            conn.execute("DELETE FROM graph_progress WHERE session = ?", (session_id,))
+            for table in ("hook_sessions", "hook_shown"):
+                conn.execute(f"DELETE FROM {table} WHERE session = ? OR session LIKE ?", (raw, "%:" + raw))
+
+    def forgotten_sessions(self, workspace: str) -> frozenset[str]:
+        """Sessions forgotten here: sync never captures them again."""
+        rows = self.db.query("SELECT key FROM tombstones WHERE workspace = ? AND kind = 'session'", (workspace,))
+        return frozenset(str(r["key"]) for r in rows)
+
+    def forgotten_digests(self, workspace: str) -> frozenset[str]:
+        """Hashes of forgotten memories' text: an imported file's rule with one is not imported again."""
+        rows = self.db.query("SELECT digest FROM tombstones WHERE workspace = ? AND kind = 'memory' AND digest != ''",
+                             (workspace,))  # fmt: skip
+        return frozenset(str(r["digest"]) for r in rows)
+
+    def forget_memory_file_ref(self, ref: str) -> None:
+        """An imported file (or rule) whose memory was forgotten stays known with no memory, so
+        the next sync leaves it out rather than import it again."""
+        self.db.execute("UPDATE capture_memory_files SET ref = '' WHERE ref = ?", (ref,))

@@ -119,6 +119,17 @@ class Database:
         with self._lock:
             return self.conn.execute(sql, params).fetchall()
 
+    def scrub(self) -> None:
+        """After a delete meant for real: merge the full-text indexes (their old segments still
+        hold deleted words until merged; freed pages are zeroed, ``secure_delete``) and write the
+        log back into the database and empty it."""
+        with self.transaction() as conn:
+            tables = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'"
+                                  " AND sql LIKE '%USING fts5%' AND sql NOT LIKE '%fts5vocab%'").fetchall()  # fmt: skip
+            for (table,) in tables:
+                conn.execute(f"INSERT INTO \"{table}\" (\"{table}\") VALUES ('optimize')")
+        self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
     def bytes_in_use(self) -> int:
         """Bytes of the main database file that hold data (free pages left by deletes not counted)."""
         page_size = int(self.conn.execute("PRAGMA page_size").fetchone()[0])

@@ -211,3 +211,57 @@ class GraphStore:
         rows = self.db.query("SELECT * FROM notes_values WHERE workspace = ? AND project = ? ORDER BY key",
                              (workspace, project))
         return [dict(r) for r in rows]
+
+    # -- whole workspace (export, import, forget) -----------------------------------------
+    def entities(self, workspace: str) -> list[dict[str, Any]]:
+        rows = self.db.query("SELECT * FROM graph_entities WHERE workspace = ? ORDER BY id", (workspace,))
+        return [dict(r) for r in rows]
+
+    def all_facts(self, workspace: str) -> list[FactRow]:
+        return [_fact(r) for r in self.db.query(_SELECT + " WHERE f.workspace = ? ORDER BY f.id", (workspace,))]
+
+    def find_fact(self, workspace: str, subject: str, predicate: str, obj: str, area: str, valid_from: str) -> int | None:
+        row = self.db.one("SELECT id FROM graph_facts WHERE workspace = ? AND subject = ? AND predicate = ?"
+                          " AND object = ? AND area = ? AND valid_from = ?",
+                          (workspace, subject, predicate, obj, area, valid_from))  # fmt: skip
+        return int(row["id"]) if row else None
+
+    def set_ended_by(self, fact_id: int, ended_by: int) -> None:
+        self.db.execute("UPDATE graph_facts SET ended_by = ? WHERE id = ?", (ended_by, fact_id))
+
+    def count_facts(self, workspace: str, *, memory_ref: str = "", session: str = "") -> int:
+        column, value = ("memory_ref", memory_ref) if memory_ref else ("session", session)
+        row = self.db.one(f"SELECT count(*) AS n FROM graph_facts WHERE workspace = ? AND {column} = ?",
+                          (workspace, value))  # fmt: skip
+        return int(row["n"]) if row else 0
+
+    def delete_facts(self, workspace: str, *, memory_ref: str = "", session: str = "") -> int:
+        """Delete the facts recorded from a memory or extracted from a session; a fact they
+        ended stays ended."""
+        column, value = ("memory_ref", memory_ref) if memory_ref else ("session", session)
+        if not value:
+            return 0
+        with self.db.transaction() as conn:
+            ids = [r[0] for r in conn.execute(f"SELECT id FROM graph_facts WHERE workspace = ? AND {column} = ?",
+                                              (workspace, value))]  # fmt: skip
+            conn.executemany("UPDATE graph_facts SET ended_by = NULL WHERE ended_by = ?", [(i,) for i in ids])
+            conn.executemany("DELETE FROM graph_facts WHERE id = ?", [(i,) for i in ids])
+            # An entity only those facts named goes with them (its name came from the same text).
+            conn.execute(
+                "DELETE FROM graph_entities WHERE workspace = ? AND id NOT IN (SELECT subject FROM graph_facts"
+                " WHERE workspace = ?) AND id NOT IN (SELECT object FROM graph_facts WHERE workspace = ?"
+                " AND object_kind = 'entity')", (workspace, workspace, workspace))
+        return len(ids)
+
+    def all_diary(self, workspace: str) -> list[dict[str, Any]]:
+        rows = self.db.query("SELECT * FROM notes_diary WHERE workspace = ? ORDER BY at, id", (workspace,))
+        return [dict(r) for r in rows]
+
+    def diary_count(self, workspace: str, project: str, agent: str, at: str, text: str) -> int:
+        row = self.db.one("SELECT count(*) AS n FROM notes_diary WHERE workspace = ? AND project = ? AND agent = ?"
+                          " AND at = ? AND text = ?", (workspace, project, agent, at, text))  # fmt: skip
+        return int(row["n"]) if row else 0
+
+    def all_values(self, workspace: str) -> list[dict[str, Any]]:
+        rows = self.db.query("SELECT * FROM notes_values WHERE workspace = ? ORDER BY project, key", (workspace,))
+        return [dict(r) for r in rows]

@@ -21,7 +21,16 @@ from kenning.model import (
     Trigger,
 )
 from kenning.redacted import ensure, stored
-from kenning.store.protocol import FACETS, Hit, IndexStats, MemoryFilter, ScopeRow, SessionWrites, UseRow
+from kenning.store.protocol import (
+    FACETS,
+    Hit,
+    IndexStats,
+    MemoryFilter,
+    ScopeRow,
+    SessionWrites,
+    Tombstone,
+    UseRow,
+)
 from kenning.store.sqlite import memory_search
 from kenning.store.sqlite.db import Database
 
@@ -548,3 +557,32 @@ class SqliteMemoryStore:
             "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
             (key, value),
         )
+
+    # -- erasure --------------------------------------------------------------------------
+    def delete(self, ref: str) -> bool:
+        """Delete a memory for real: its row, its full-text terms and their statistics, its
+        history and uses, its decision doc, and the review items that name it."""
+        with self.db.transaction() as conn:
+            row = conn.execute("SELECT id FROM memories WHERE ref = ?", (ref,)).fetchone()
+            if row is None:
+                return False
+            old = conn.execute("SELECT text, reason, tags, citation FROM memory_terms WHERE id = ?",
+                               (row["id"],)).fetchone()  # fmt: skip
+            if old is not None:
+                memory_search.stats_add(conn, [str(v) for v in old], -1)
+                conn.execute("DELETE FROM memory_terms WHERE id = ?", (row["id"],))
+            conn.execute("DELETE FROM memory_events WHERE ref = ?", (ref,))
+            conn.execute("DELETE FROM memory_uses WHERE ref = ?", (ref,))
+            conn.execute("DELETE FROM decision_docs WHERE memory_ref = ?", (ref,))
+            conn.execute("DELETE FROM reviews WHERE ' ' || refs || ' ' LIKE ?", (f"% {ref} %",))
+            conn.execute("DELETE FROM memories WHERE id = ?", (row["id"],))
+        return True
+
+    def add_tombstone(self, workspace: str, kind: str, key: str, digest: str, at: datetime) -> bool:
+        """Leave a tombstone; False when one was there already."""
+        return self.db.execute("INSERT INTO tombstones (workspace, kind, key, digest, at) VALUES (?, ?, ?, ?, ?)"
+                        " ON CONFLICT (workspace, kind, key) DO NOTHING", (workspace, kind, key, digest, to_iso(at))).rowcount > 0
+
+    def tombstones(self, workspace: str) -> list[Tombstone]:
+        rows = self.db.query("SELECT * FROM tombstones WHERE workspace = ? ORDER BY at, kind, key", (workspace,))
+        return [Tombstone(r["workspace"], r["kind"], r["key"], r["digest"], from_iso(r["at"])) for r in rows]

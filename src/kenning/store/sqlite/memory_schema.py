@@ -237,3 +237,20 @@ def _m004_reindex(conn: sqlite3.Connection) -> None:
 
 
 MIGRATIONS.add("m004_identifier_terms", _m004_reindex)
+
+
+# What `kenning forget` deleted: a memory's ref and a hash of its normalised text (never the
+# text), or a captured session's id, so a later sync or import does not bring it back.
+MIGRATIONS.add(
+    "m005_tombstones",
+    """
+    CREATE TABLE tombstones (
+        workspace TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('memory', 'session')),
+        key TEXT NOT NULL,
+        digest TEXT NOT NULL DEFAULT '',
+        at TEXT NOT NULL,
+        PRIMARY KEY (workspace, kind, key)
+    );
+    """,
+)
