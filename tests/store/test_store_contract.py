@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from backends import BACKENDS
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from kenning.model import (
@@ -103,10 +103,21 @@ shared_store = settings(
 )
 
 
+def unredacted(memory: Memory) -> bool:
+    """True when no field of ``memory`` reads as a secret: the store masks those on the way in
+    (the redaction tests cover that), so only such a memory comes back exactly as written."""
+    from kenning.redact import redact
+
+    fields = [memory.text, memory.reason, memory.rejected, memory.status_note, memory.subject, memory.origin_tool,
+              memory.session, memory.branch, memory.source_ref, *memory.tags]  # fmt: skip
+    return all(redact(f) == f for f in fields)
+
+
 # -- memories -------------------------------------------------------------------------------
 @shared_store
 @given(memory=memories())
 def test_every_field_round_trips(store: MemoryStore, memory: Memory) -> None:
+    assume(unredacted(memory))
     store.insert(memory)
     assert store.get(memory.ref) == memory
 
@@ -114,6 +125,7 @@ def test_every_field_round_trips(store: MemoryStore, memory: Memory) -> None:
 @shared_store
 @given(before=memories(), after=memories())
 def test_update_round_trips_every_field(store: MemoryStore, before: Memory, after: Memory) -> None:
+    assume(unredacted(before) and unredacted(after))
     store.insert(before)
     changed = after.evolve(ref=before.ref)
     store.update(changed)

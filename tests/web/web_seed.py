@@ -95,6 +95,7 @@ def seed(core: Core, tmp: Path) -> Seeded:
     theme_old = person("The dashboard uses the light theme", kind=Kind.PREFERENCE, subject="ui.theme")
     theme_new = person("The dashboard uses the dark theme", kind=Kind.PREFERENCE, subject="ui.theme")
     script = person(SCRIPT_TEXT)
+    core.set_policy(place, "workspace", "preset", "everything")  # the default keeps no app or widget writes
     widget = _ref(core.remember(place, RememberRequest(text="Standup notes live in the team wiki",
                                                        origin=Origin.WIDGET, source="standup-widget")))  # fmt: skip
 
