@@ -38,7 +38,7 @@ _PASSWORD = frozenset({"password", "passwd", "passwort", "pwd", "pass", "passphr
 _STRONG = frozenset({"secret", "secrets", "token", "credential", "credentials", "creds", "cred", "apikey",
                      "bearer", "dsn", "jwt", "pat", "privatekey", "accesskey", "secretkey", "authtoken",
                      "accesstoken", "refreshtoken", "idtoken", "apitoken", "clientsecret", "hmac",
-                     "authorization", "cookie", "mnemonic", "passkey", "phrase", "sas", "sastoken", "webhook",
+                     "authorization", "cookie", "mnemonic", "passkey", "sas", "sastoken", "webhook",
                      "signingkey", "masterkey", "licensekey", "connectionstring", "connstr"})
 _WEAK = frozenset({"key", "keys", "auth", "sig", "signature", "salt", "session", "sessionid", "sid", "otp",
                    "pin", "nonce", "seed", "hash", "license", "access"})
@@ -119,6 +119,8 @@ def _word_strength(w: str, upper: bool, before: str) -> Strength:
         return Strength.PASSWORD
     if w in _STRONG:
         return Strength.STRONG
+    if w == "phrase":  # "seed phrase", "recovery phrase"; a phrase alone is a phrase
+        return Strength.STRONG if before in ("seed", "recovery", "mnemonic", "secret", "backup", "wallet") else Strength.NONE
     if w in ("key", "keys"):
         if before and before not in _LOOKUP_KEYS and not before.isdigit():
             return Strength.STRONG
