@@ -7,6 +7,7 @@ notes, git snapshots, measurements) and decisions that lost their reason.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from kenning.core.matching import glob_matches  # one definition; re-exported for callers here
 from kenning.errors import Invalid, Refused
@@ -188,23 +189,133 @@ def _make_trigger(tool: str, pattern: str) -> Trigger:
     return Trigger(trigger_tool, pattern.strip())
 
 
+MAX_PATTERN = 300
+
+
 def check_trigger(trigger: Trigger) -> None:
+    """Refuse a trigger that would fire on every call, hold a secret, or take more than linear
+    time to match; each refusal says how to write it instead."""
+    if len(trigger.pattern) > MAX_PATTERN:
+        raise Invalid(f"the trigger is {len(trigger.pattern)} characters long",
+                      fix=f"keep it under {MAX_PATTERN}: the command or file it is about, e.g. ^npm publish")  # fmt: skip
+    from kenning.redacted import redacted
+
+    if redacted(trigger.pattern) != trigger.pattern:
+        raise Refused("the trigger holds a secret (a key, a token or a password)",
+                      fix="match the command without its secret, e.g. ^curl .*api.example.com")  # fmt: skip
     if trigger.tool is TriggerTool.SHELL:
-        try:
-            compiled = re.compile(trigger.pattern)
-        except re.error as exc:
-            raise Invalid(f"shell trigger {trigger.pattern!r} is not a regular expression: {exc}",
-                          fix="fix the regex, e.g. ^git push") from exc  # fmt: skip
-        if compiled.search("") or all(compiled.search(cmd) for cmd in _PROBE_COMMANDS):
-            raise Refused(
-                f"trigger {trigger.pattern!r} matches every command",
-                fix="anchor it to the command the lesson is about, e.g. ^npm publish",
-            )
+        check_shell_pattern(trigger.pattern)
     elif all(glob_matches(trigger.pattern, p) for p in _PROBE_PATHS):
         raise Refused(
             f"trigger {trigger.pattern!r} matches every file",
             fix="narrow the glob to the files the lesson is about, e.g. packages/db/**",
         )
+
+
+def check_shell_pattern(pattern: str) -> None:
+    """A ``shell:`` trigger must be a regular expression RE2 runs (the hooks match with it, in
+    linear time), must not nest repeats or repeat alternatives that overlap (the shapes that
+    make a backtracking engine take exponential time: a lesson may be read by any engine, and
+    a pattern like that is a mistake anyway), and must not match every command."""
+    try:
+        parsed = _parse(pattern)
+    except re.error as exc:
+        raise Invalid(f"shell trigger {pattern!r} is not a regular expression: {exc}",
+                      fix="fix the regex, e.g. ^git push") from exc  # fmt: skip
+    danger = _catastrophic(list(parsed), repeated=False)  # type: ignore[call-overload]
+    if danger:
+        raise Refused(
+            f"shell trigger {pattern!r} {danger}, which can take exponential time to match",
+            fix="write each repeat once, e.g. (a+)+$ as a+$, or (\\w|\\d)+ as \\w+; a trigger only needs "
+                "to name the command, e.g. ^git push .*--force",
+        )  # fmt: skip
+    from kenning.core.matching import compile_shell
+
+    try:
+        compiled: Any = compile_shell(pattern)
+    except ValueError as exc:
+        raise Invalid(
+            f"shell trigger {pattern!r} uses what linear-time matching does not support "
+            "(a look-ahead, a look-behind or a back-reference)",
+            fix="name the command and its words instead, e.g. ^git push (?:-f|--force)",
+        ) from exc
+    if compiled.search("") or all(compiled.search(cmd) for cmd in _PROBE_COMMANDS):
+        raise Refused(
+            f"trigger {pattern!r} matches every command",
+            fix="anchor it to the command the lesson is about, e.g. ^npm publish",
+        )
+
+
+def _parse(pattern: str) -> object:
+    from re import _parser  # type: ignore[attr-defined]  # the standard library's own parser
+
+    return _parser.parse(pattern)
+
+
+Token = tuple[object, object]
+
+
+def _repeats(op: object, av: object) -> bool:
+    """Whether a token is a repeat that can match more than once."""
+    if str(op) not in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+        return False
+    return bool(av[1] > 1)  # type: ignore[index]
+
+
+def _first(items: list[Token]) -> set[str] | None:
+    """The characters a sequence can start with, when that is plain to see (else None)."""
+    if not items:
+        return None
+    op, av = items[0]
+    name = str(op)
+    if name == "LITERAL":
+        return {chr(av)}  # type: ignore[arg-type]
+    if name == "SUBPATTERN":
+        return _first(list(av[3]))  # type: ignore[index]
+    if name == "IN" and all(str(o) == "LITERAL" for o, _ in av):  # type: ignore[attr-defined]
+        return {chr(v) for _, v in av}  # type: ignore[attr-defined]
+    return None
+
+
+def _overlapping_branches(body: list[Token]) -> bool:
+    """Whether a repeated body is (or wraps) alternatives that can start alike."""
+    for op, av in body:
+        group = list(av[3]) if str(op) == "SUBPATTERN" else [(op, av)]  # type: ignore[index]
+        for g_op, g_av in group:
+            if str(g_op) != "BRANCH":
+                continue
+            seen: set[str] = set()
+            for branch in g_av[1]:  # type: ignore[index]
+                first = _first(list(branch))
+                if first is None or first & seen:
+                    return True
+                seen |= first
+    return False
+
+
+def _catastrophic(items: list[Token], *, repeated: bool) -> str:
+    """Why this parsed pattern can backtrack exponentially ("" when it cannot)."""
+    for op, av in items:
+        name = str(op)
+        found = ""
+        if _repeats(op, av):
+            body = list(av[2])  # type: ignore[index]
+            if repeated:
+                return "nests one repeat inside another"
+            if _overlapping_branches(body):
+                return "repeats alternatives that can match the same text"
+            found = _catastrophic(body, repeated=True)
+        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+            found = _catastrophic(list(av[2]), repeated=repeated)  # type: ignore[index]
+        elif name == "SUBPATTERN":
+            found = _catastrophic(list(av[3]), repeated=repeated)  # type: ignore[index]
+        elif name == "BRANCH":
+            found = next((w for b in av[1] if (w := _catastrophic(list(b), repeated=repeated))), "")  # type: ignore[index]
+        elif name in ("ASSERT", "ASSERT_NOT"):
+            found = _catastrophic(list(av[1]), repeated=repeated)  # type: ignore[index]
+        if found:
+            return found
+    return ""
 
 
 NEGATIONS = frozenset(
