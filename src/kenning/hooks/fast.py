@@ -99,16 +99,13 @@ def compile_rows(rows: list[tuple[str, str | None, str, str, str, str, str, int]
 
 
 def _write(path: str, text: str) -> None:
-    tmp = f"{path}.{os.getpid()}.tmp"
-    try:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except OSError:
-        import contextlib
+    # Readable by its owner only, like everything in the data folder (kenning.private).
+    import contextlib
 
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+    from kenning import private
+
+    with contextlib.suppress(OSError):  # a file not written is rebuilt by the next call
+        private.write(path, text.encode("utf-8"))
 
 
 def _read(path: str) -> str:

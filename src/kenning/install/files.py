@@ -17,6 +17,7 @@ from typing import Any
 
 import tomlkit
 
+from kenning import private
 from kenning.errors import Refused
 
 KEEP_BACKUPS = 5
@@ -112,18 +113,24 @@ def _slot(state_dir: Path, path: Path) -> Path:
     return state_dir / "install-backups" / f"{path.name}-{digest}"
 
 
+def _private_copy(target: Path, data: bytes) -> None:
+    """A backup in the data folder: 0600, so at least as closed as any original (an agent
+    config such as ~/.claude.json can hold API keys), made so before a byte is written."""
+    private.write(target, data)
+
+
 def backup(state_dir: Path, path: Path, now: datetime) -> Path | None:
     """Copy ``path`` aside before it is rewritten; keep the 5 newest copies."""
     if not path.exists():
         return None
     slot = _slot(state_dir, path)
-    slot.mkdir(parents=True, exist_ok=True)
+    private.folder(slot)
     target = slot / f"{now.strftime('%Y%m%dT%H%M%S%f')}.bak"
     n = 0
     while target.exists():
         n += 1
         target = slot / f"{now.strftime('%Y%m%dT%H%M%S%f')}-{n}.bak"
-    target.write_bytes(path.read_bytes())
+    _private_copy(target, path.read_bytes())
     for old in sorted(slot.glob("*.bak"))[:-KEEP_BACKUPS]:
         old.unlink()
     return target
@@ -135,16 +142,23 @@ def keep_original(state_dir: Path, path: Path, original: bytes | None) -> str:
     if original is None:
         return ""
     slot = _slot(state_dir, path)
-    slot.mkdir(parents=True, exist_ok=True)
+    private.folder(slot)
     target = slot / "original"
     if not target.exists():
-        target.write_bytes(original)
+        _private_copy(target, original)
     return str(target)
 
 
-def write_atomic(path: Path, data: bytes) -> None:
+def write_atomic(path: Path, data: bytes, *, new_mode: int = 0o644) -> None:
+    """Replace ``path``'s content atomically, keeping its mode (``new_mode`` for a new file).
+
+    A symlink (a config kept in a dotfiles repository) is written through: the file it points
+    at is replaced and the link stays a link.
+    """
+    if path.is_symlink():
+        path = path.resolve()
     path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
+    mode = path.stat().st_mode & 0o777 if path.exists() else new_mode
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".kenning-tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -179,7 +193,10 @@ class Ledger:
             self.data["tools"].pop(name, None)
 
     def save(self) -> None:
-        write_atomic(self.path, (json.dumps(self.data, indent=2, ensure_ascii=False) + "\n").encode())
+        private.folder(self.path.parent)
+        private.tighten(self.path, private.FILE_MODE)
+        write_atomic(self.path, (json.dumps(self.data, indent=2, ensure_ascii=False) + "\n").encode(),
+                     new_mode=private.FILE_MODE)  # fmt: skip
 
 
 def plain(value: Any) -> Any:
