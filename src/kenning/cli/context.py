@@ -31,9 +31,16 @@ class CliContext:
     @property
     def db(self) -> Database:
         if self._db is None:
+            import sqlite3
+
+            from kenning.errors import Refused
             from kenning.store.sqlite.schema import open_database
 
-            self._db = open_database(self.settings.db_path)
+            try:
+                self._db = open_database(self.settings.db_path)
+            except (sqlite3.Error, OSError) as exc:
+                raise Refused(f"the store {self.settings.db_path} cannot be opened ({exc})",
+                              fix="run kenning doctor: it says whether the store is locked, corrupt or unreadable") from exc  # fmt: skip
         return self._db
 
     def close(self) -> None:

@@ -136,11 +136,16 @@ def doctor_cmd(ctx: CliContext, user_home: Path | None, as_json: bool) -> None:
       kenning doctor
       kenning doctor --json
     """
+    from kenning.store.sqlite.schema import check_store
+
     home = resolve_user_home(user_home)
+    store = check_store(ctx.settings.db_path)
     ledger = Ledger(ctx.settings.home)
     checks = [check(a, home, ledger, ctx.env.get("PATH")) for a in AGENTS]
     if as_json:
-        emit_json([c.__dict__ for c in checks])
+        emit_json([{"tool": "store", **store._asdict()}, *(c.__dict__ for c in checks)])
         return
+    click.echo(f"Store: {store.state} ({store.detail}) — {store.path}" + (f"\n  fix: {store.fix}" if store.fix and
+                                                                          store.state != "missing" else ""))  # fmt: skip
     for c in checks:
         click.echo(c.line())

@@ -7,6 +7,7 @@ Commands are listed in :mod:`kenning.cli.tree` and imported only when one runs, 
 from __future__ import annotations
 
 import os
+import sqlite3
 from pathlib import Path
 
 import click
@@ -16,7 +17,7 @@ from kenning.cli.context import CliContext, clock_from, fail
 from kenning.cli.lazy import LazyGroup
 from kenning.cli.tree import ROOT
 from kenning.config import load_settings
-from kenning.errors import KenningError
+from kenning.errors import Invalid, KenningError, Refused
 
 
 class KenningGroup(LazyGroup):
@@ -28,13 +29,17 @@ class KenningGroup(LazyGroup):
         except KenningError as error:
             fail(error)
             return None
+        except sqlite3.DatabaseError as error:  # locked or corrupt mid-command: a message, no traceback
+            fail(Refused(f"the store could not be used ({error})",
+                         fix="run kenning doctor: it says whether the store is locked, corrupt or unreadable"))  # fmt: skip
+            return None
 
 
 @click.group(cls=KenningGroup, entries=ROOT, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="kenning")
 @click.option(
     "--home",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=click.Path(path_type=Path),
     envvar="KENNING_HOME",
     help="kenning's data folder, for every command (default: $KENNING_HOME, else the platform's user data folder).",
 )
@@ -65,8 +70,24 @@ def cli(ctx: click.Context, home: Path | None, now: str | None) -> None:
     except KenningError as error:
         fail(error)
     settings = load_settings(home=home)
+    blocked = _not_a_folder(settings.home)
+    if blocked is not None:
+        source = ctx.get_parameter_source("home")
+        named = ("KENNING_HOME" if source is click.core.ParameterSource.ENVIRONMENT
+                 else "--home" if source is click.core.ParameterSource.COMMANDLINE else "the data folder")  # fmt: skip
+        fail(Invalid(f"{named} is {settings.home}, but {blocked} is a file, not a folder",
+                     fix=f"point {named if named != 'the data folder' else 'KENNING_HOME'} at a folder "
+                     "(it is made if it does not exist), or unset it for the default"))  # fmt: skip
     ctx.obj = CliContext(settings, env=dict(os.environ), clock=clock)
     ctx.call_on_close(ctx.obj.close)
+
+
+def _not_a_folder(home: Path) -> Path | None:
+    """The first part of ``home`` that exists and is not a folder (None when it can be one)."""
+    for part in [home, *home.parents]:
+        if part.exists():
+            return None if part.is_dir() else part
+    return None
 
 
 def main() -> None:
