@@ -32,7 +32,9 @@ def test_install_doctor_uninstall_round_trip(tmp_path: Path) -> None:
 
     doctor = run(home, data, "doctor", "--user-home", str(home), "--json")
     assert doctor.returncode == 0, doctor.stderr
-    checks = {c["tool"]: c for c in json.loads(doctor.stdout)}
+    report = json.loads(doctor.stdout)
+    assert report[0]["tool"] == "store" and report[0]["state"] == "missing"  # doctor looks at the store first
+    checks = {c["tool"]: c for c in report[1:]}
     assert all(c["registered"] and c["ours"] and c["runs"] for c in checks.values()), checks
     # The hook spec (kenning.install.hooks_spec) is written for the tools that have hooks.
     assert all(checks[t]["hooks"] > 0 for t in ("claude-code", "codex", "gemini-cli")), checks
@@ -40,7 +42,8 @@ def test_install_doctor_uninstall_round_trip(tmp_path: Path) -> None:
     gemini: Any = read_json(home / ".gemini" / "settings.json")
     assert all(h["timeout"] >= 1000 for gs in gemini["hooks"].values() for g in gs for h in g["hooks"])
     text = run(home, data, "doctor", "--user-home", str(home)).stdout.splitlines()
-    assert len(text) == 5 and all("registered, command runs" in line for line in text)
+    assert text[0].startswith("Store: missing")
+    assert len(text) == 6 and all("registered, command runs" in line for line in text[1:])
 
     gone = run(home, data, "uninstall", "--user-home", str(home))
     assert gone.returncode == 0, gone.stderr

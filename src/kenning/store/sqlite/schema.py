@@ -66,8 +66,7 @@ def check_store(path: Path, *, wait_ms: int = 300) -> StoreCheck:
         conn = sqlite3.connect(f"file:{quoted}?mode=ro", uri=True, timeout=wait_ms / 1000)
     except sqlite3.Error as exc:
         return StoreCheck("unreadable", where, str(exc), f"check the owner and mode of {where}")
-    try:
-        conn.execute(f"PRAGMA busy_timeout={int(wait_ms)}")
+    try:  # connect's timeout is the wait (pragmas are set in one place only: store/sqlite/pragmas.py)
         verdict = conn.execute("PRAGMA quick_check").fetchone()[0]
         if verdict != "ok":
             return StoreCheck("corrupt", where, f"quick_check: {verdict}",
@@ -83,7 +82,6 @@ def check_store(path: Path, *, wait_ms: int = 300) -> StoreCheck:
         conn.close()
     writer = sqlite3.connect(where, timeout=wait_ms / 1000, isolation_level=None)
     try:
-        writer.execute(f"PRAGMA busy_timeout={int(wait_ms)}")
         writer.execute("BEGIN IMMEDIATE")
         writer.execute("ROLLBACK")
     except sqlite3.OperationalError as exc:
