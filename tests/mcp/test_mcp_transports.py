@@ -10,8 +10,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
 from mcp.types import Implementation
 from mcp_support import data, error_text, git_project, snapshot
 
@@ -87,7 +89,9 @@ async def test_streamable_http(tmp_path: Path, kenning_home: Path) -> None:
             assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
             assert time.monotonic() < deadline, "the HTTP server did not start"
             time.sleep(0.1)
-        async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+        token = (kenning_home / "mcp-token").read_text().strip()  # made at first start (see test_mcp_http_security)
+        bearer = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"})
+        async with Client(streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=bearer)) as client:
             stored = data(await client.call_tool("remember", {
                 "text": "Feature flags are read from LaunchDarkly at startup", "cwd": str(project),
             }))  # fmt: skip

@@ -48,13 +48,15 @@ def instructions(*, point_at_recall: bool = False) -> str:
 
 def build_server(
     settings: Settings, *, clock: Clock | None = None, default_cwd: str | None = None, core: Core | None = None,
-    point_at_recall: bool = False, tools: Sequence[str] = groups.DEFAULT,
+    point_at_recall: bool = False, tools: Sequence[str] = groups.DEFAULT, http_token: str | None = None,
+    http_port: int = 8765,
 ) -> MCPServer[AppContext]:
     """The server with the tools of the ``tools`` groups (default: the core group). ``core``
     lets a caller (tests, bench) share an open core; otherwise each connection opens its own
     from ``settings``.
     ``point_at_recall``: the standing instruction tells sessions to call recall (for agent
-    tools without kenning's hooks)."""
+    tools without kenning's hooks). ``http_token``: every HTTP request must carry it as a bearer
+    token (the SDK's own bearer middleware, :mod:`kenning.mcp.auth`)."""
 
     @asynccontextmanager
     async def lifespan(_: MCPServer[AppContext]) -> AsyncIterator[AppContext]:
@@ -66,9 +68,14 @@ def build_server(
             if own:
                 opened.close()
 
+    secured: dict[str, Any] = {}
+    if http_token is not None:
+        from kenning.mcp import auth
+
+        secured = {"auth": auth.auth_settings(http_port), "token_verifier": auth.StaticToken(http_token)}
     server: MCPServer[AppContext] = MCPServer(
         "kenning", instructions=instructions(point_at_recall=point_at_recall), version=__version__, lifespan=lifespan,
-        log_level="WARNING",
+        log_level="WARNING", **secured,
     )
     for module in TOOL_MODULES:
         module.register(server)
@@ -86,9 +93,13 @@ def registered_tools(settings: Settings) -> list[str]:
     return [t.name for t in server._tool_manager.list_tools()]
 
 
-def run(server: MCPServer[Any], *, http: bool = False, host: str = "127.0.0.1", port: int = 8765) -> None:
-    """Serve over stdio (what agent tools spawn), or streamable HTTP at /mcp."""
+def run(server: MCPServer[Any], *, http: bool = False, host: str = "127.0.0.1", port: int = 8765,
+        allowed_hosts: Sequence[str] = ()) -> None:  # fmt: skip
+    """Serve over stdio (what agent tools spawn), or streamable HTTP at /mcp (built with an
+    ``http_token``), checking Host and Origin against the bound host and ``allowed_hosts``."""
     if http:
-        server.run("streamable-http", host=host, port=port)
+        from kenning.mcp.auth import transport_security
+
+        server.run("streamable-http", host=host, port=port, transport_security=transport_security(host, allowed_hosts))
     else:
         server.run()
