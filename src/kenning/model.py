@@ -113,6 +113,27 @@ class Memory:
         return self.origin is Origin.WIDGET
 
 
+class Placing(StrEnum):
+    """Where a person decided a memory goes (seed 000, "Deciding where a memory goes")."""
+
+    ALWAYS = "always"  # always give this here: first in the index of a project or group
+    NOT_HERE = "not-here"  # not relevant here: never reaches that project or group
+    NO_AGENT_RUNS = "no-agent-runs"  # never for agent runs: kept out of every task card
+
+
+@dataclass(frozen=True)
+class Placement:
+    """One such decision on one memory. ``place`` is the project or group key it holds for
+    ("" for ``no-agent-runs``, which holds everywhere)."""
+
+    ref: str
+    workspace: str
+    decision: Placing
+    place: str
+    created_at: datetime
+    by: str = ""  # who decided: cli, web, or an MCP client's name
+
+
 @dataclass(frozen=True)
 class MemoryEvent:
     ref: str

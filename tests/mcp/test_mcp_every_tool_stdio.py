@@ -54,6 +54,8 @@ async def test_every_listed_tool_answers_over_stdio(tmp_path: Path, kenning_home
             "get": {"key": "deploy.target"},
             "wake_up": {},
             "memory_health": {},
+            "memory_index": {"for": "automation"},
+            "place_memory": {"ref": ref, "decision": "no-agent-runs"},
         }
         # Tools that need something made first (a task, a captured session) answer with an
         # error result that says how to fix the call; that is their correct answer here.

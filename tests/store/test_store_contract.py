@@ -569,3 +569,37 @@ def test_tombstones_are_kept_once_per_key(store: MemoryStore) -> None:
     assert [(t.kind, t.key, t.digest) for t in store.tombstones(ws)] == [("memory", "m:0badf00d", "abc"),
                                                                           ("session", "claude:s1", "")]  # fmt: skip
     assert store.tombstones(fresh_workspace()) == []
+
+
+# -- placements -----------------------------------------------------------------------------
+def test_placements_add_once_list_find_by_place_and_undo(store: MemoryStore) -> None:
+    from kenning.model import Placement, Placing
+
+    a, b = mem("first"), mem("second")
+    for m in (a, b):
+        store.insert(m)
+    always = Placement(a.ref, WS, Placing.ALWAYS, "proj", T0, "cli")
+    assert store.add_placement(always) is True
+    assert store.add_placement(always.__class__(a.ref, WS, Placing.ALWAYS, "proj", T0 + timedelta(days=1))) is False
+    store.add_placement(Placement(a.ref, WS, Placing.NOT_HERE, "group:web", T0 + timedelta(hours=1)))
+    store.add_placement(Placement(b.ref, WS, Placing.NO_AGENT_RUNS, "", T0 + timedelta(hours=2), "web"))
+    store.add_placement(Placement(b.ref, "other-ws", Placing.ALWAYS, "proj", T0))
+    assert store.placements(WS, [a.ref]) == [always, Placement(a.ref, WS, Placing.NOT_HERE, "group:web",
+                                                               T0 + timedelta(hours=1))]  # fmt: skip
+    assert [p.ref for p in store.placed(WS, Placing.ALWAYS, ["proj", "group:web"])] == [a.ref]
+    assert [p.ref for p in store.placed(WS, Placing.NOT_HERE, ["proj"])] == []
+    assert [p.by for p in store.placed(WS, Placing.NO_AGENT_RUNS, [""])] == ["web"]
+    assert store.placements(WS, []) == [] and store.placed(WS, Placing.ALWAYS, []) == []
+    assert store.remove_placement(WS, a.ref, Placing.ALWAYS, "proj") is True
+    assert store.remove_placement(WS, a.ref, Placing.ALWAYS, "proj") is False
+    assert [p.decision for p in store.placements(WS, [a.ref, b.ref])] == [Placing.NOT_HERE, Placing.NO_AGENT_RUNS]
+
+
+def test_pinned_and_used_since_filters(store: MemoryStore) -> None:
+    pinned, index_pinned, plain = mem("a", pinned=True), mem("b", index_pinned=True), mem("c")
+    used_late = mem("d", last_used_at=T0 + timedelta(days=10))
+    used_early = mem("e", last_used_at=T0 - timedelta(days=10))
+    for m in (pinned, index_pinned, plain, used_late, used_early):
+        store.insert(m)
+    assert {m.ref for m in store.find(flt(pinned=True))} == {pinned.ref, index_pinned.ref}
+    assert [m.ref for m in store.find(flt(used_since=T0))] == [used_late.ref]

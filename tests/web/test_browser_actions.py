@@ -272,3 +272,34 @@ def test_pages_and_actions_work_without_javascript(browser: Any, served: Served,
         assert tab.locator(".mem .ref").all_inner_texts() == [seeded.decision]
     finally:
         context.close()
+
+
+def test_placements_on_the_card_each_listed_with_an_undo(browse_page: Any, served: Served, seeded: Seeded) -> None:
+    from kenning.model import Placing
+
+    tab, core = browse_page, served.core
+    tab.goto(f"{served.base}/memory/{seeded.decision}")
+    assert "No decisions" in tab.locator(MAIN).inner_text()
+    tab.get_by_role("button", name="Not relevant here", exact=True).click()
+    undo_listed = tab.get_by_role("button", name=f"Undo: not relevant here in {PROJECT}")
+    undo_listed.wait_for()
+    assert [(p.decision, p.place) for p in core.placements(seeded.decision)] == [(Placing.NOT_HERE, PROJECT)]
+    assert "Placed: not relevant here in github.com/acme/shop" in flash(tab)
+    # The message's undo takes it back.
+    tab.get_by_role("button", name="Undo this placement").click()
+    tab.get_by_text("No decisions", exact=False).wait_for()
+    assert core.placements(seeded.decision) == []
+    tab.get_by_role("button", name="Never for agent runs", exact=True).click()
+    tab.get_by_role("button", name="Undo: never for agent runs").wait_for()
+    # "Always give this here" in the same place replaces "not relevant here".
+    tab.get_by_role("button", name="Not relevant here", exact=True).click()
+    undo_listed.wait_for()
+    tab.get_by_label("In", exact=True).select_option(PROJECT)
+    tab.get_by_role("button", name="Always give this here", exact=True).click()
+    tab.get_by_role("button", name=f"Undo: always give this here in {PROJECT}").wait_for()
+    assert {p.decision for p in core.placements(seeded.decision)} == {Placing.ALWAYS, Placing.NO_AGENT_RUNS}
+    # Each listed decision has its own undo.
+    tab.get_by_role("button", name="Undo: never for agent runs").click()
+    tab.get_by_role("button", name="Never for agent runs", exact=True).wait_for()
+    assert [p.decision for p in core.placements(seeded.decision)] == [Placing.ALWAYS]
+    shoot(tab, "action-placements")

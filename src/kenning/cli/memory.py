@@ -70,7 +70,7 @@ def _say_result(result: RememberResult) -> None:
 @click.option("--when", "when", default=None, help='Lesson trigger: "shell:<regex>", "read:<glob>" or "edit:<glob>".')
 @click.option("--source-ref", default="", help="Citation: a file, path:line, path:a-b, path:symbol or a commit.")
 @click.option("--replaces", multiple=True, help="Ref this memory replaces (repeatable).")
-@click.option("--pin", "index", is_flag=True, help="Pin into the project's index (at most 25).")
+@click.option("--index", "--pin", "index", is_flag=True, help="Pin into the project's index (at most 25).")
 @click.option("--unindex", default="", help="Ref to take out of a full index.")
 @click.option("--global", "global_", is_flag=True, help="A global memory: reaches every project.")
 @click.option("--confidence", type=click.Choice(["high", "medium", "low"]), default=None, help="For decisions.")

@@ -44,6 +44,8 @@ MEMORY_GROUP = LazyGroup(
         Entry("decision", "kenning.cli.curate:decision", "Decisions with their reasoning and outcome.", "Review and decide"),
         Entry("policy", "kenning.cli.curate:policy", "What this project keeps; each setting says where it comes from.", "What is kept and given out"),
         Entry("rules", "kenning.cli.work:rules_group", "Which memories your agents get.", "What is kept and given out"),
+        Entry("place", "kenning.cli.placements:place_cmd", "Decide where a memory goes: always give it here, not relevant here, or never for agent runs.", "What is kept and given out"),
+        Entry("placements", "kenning.cli.placements:placements_cmd", "List where you decided a memory goes, each with the command that undoes it.", "What is kept and given out"),
         Entry("health", "kenning.cli.git:health_cmd", "Are memories reachable? Reports, and with --repair fixes, what recall cannot reach.", "What is kept and given out"),
     ],
 )
@@ -130,6 +132,7 @@ ROOT: list[Entry] = [
     Entry("recall", "kenning.cli.memory:recall_cmd", "Search memory for a task, in your own words.", MEMORY),
     Entry("get", "kenning.cli.memory:get_cmd", "Show memories by ref, with reason, citation, status, history and evidence.", MEMORY),
     Entry("eval", "kenning.cli.evaluate:eval_cmd", "Measure recall: recall@5 and MRR per question kind.", MEMORY),
+    Entry("index", "kenning.cli.index:index_cmd", "The memory index: up to 12 lines, one memory each with its ref, for an AI that runs without a task (an automation, an in-app agent).", MEMORY),
     Entry("memory", "", "List, curate and look after memories.", MEMORY, group=MEMORY_GROUP),
     Entry("sessions", "", "Captured agent sessions: capture them, search them, pick up where they stopped.", SESSIONS, group=SESSIONS_GROUP),
     Entry("graph", "", "The knowledge graph, an agent's diary and named values per project.", GRAPH, group=GRAPH_GROUP),

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from kenning.context import brief
 from kenning.context.brief import MAX_WAITING, clip, section, with_waiting
+from kenning.core import deliveries, placements
 from kenning.core.citations import read_now
 from kenning.core.lifecycle import in_recall_pool
 from kenning.core.matching import cited_path, names_file
@@ -25,6 +26,7 @@ from kenning.core.render import memory_line
 from kenning.gitinfo import GitError, run_git
 from kenning.model import Citation, Memory
 from kenning.quoting import neutral
+from kenning.refscan import refs_in
 from kenning.store.protocol import MemoryFilter
 
 if TYPE_CHECKING:
@@ -83,18 +85,13 @@ def choose(core: Core, place: Place, task: TaskRow) -> list[Memory]:
         for m in core.store.find(MemoryFilter(core.workspace, reach, source_ref_like=f"%{base}%"), newest_first=True):
             if m not in citing and names_file(cited_path(m.source_ref), f.lstrip("./")):
                 citing.append(m)
-    pinned: list[Memory] = []
-    if core.db is not None:
-        marks = ",".join("?" for _ in reach)
-        rows = core.db.query(
-            f"SELECT ref FROM memories WHERE workspace = ? AND scope IN ({marks}) AND status = 'active'"
-            " AND (pinned = 1 OR index_pinned = 1) ORDER BY created_at DESC",
-            [core.workspace, *reach],
-        )
-        pinned = [m for m in core.store.get_many([r[0] for r in rows]) if m not in citing]
+    pinned = [m for m in core.store.find(MemoryFilter(core.workspace, reach, pinned=True), newest_first=True)
+              if m not in citing]  # fmt: skip
+    # What a person said never goes to agent runs stays off every card.
+    kept_out = placements.not_for_agent_runs(core.store, core.workspace, [m.ref for m in citing + pinned])
     # Citations read now: a memory whose cited code changed (or is gone) stays off the card,
     # as everywhere a session is given memory.
-    chosen = read_now(core.store, [m for m in citing + pinned if in_recall_pool(m, now)], now)
+    chosen = read_now(core.store, [m for m in citing + pinned if in_recall_pool(m, now) and m.ref not in kept_out], now)
     chosen = [m for m in chosen if in_recall_pool(m, now) and m.citation is not Citation.CHANGED]
     return core.give_out(place, chosen)[:MAX_MEMORIES]
 
@@ -153,7 +150,12 @@ def build(core: Core, place: Place, task: TaskRow, session: SessionRow | None = 
 
     tail = ["For more, call `recall` with what you need in your own words."]
     open_line = section("Open", parts.open, 450)
-    return fit(fit_waiting(compose, open_line, parts.waiting, tail, LIMIT), tail, LIMIT)
+    text = fit(fit_waiting(compose, open_line, parts.waiting, tail, LIMIT), tail, LIMIT)
+    # What reached the session (the card of its task): the refs the card as printed carries.
+    key = session.session if session is not None else task.session
+    if key:
+        deliveries.record(core, "card", refs_in(text), session=key, project=place.project)
+    return text
 
 
 def cwd_of(task: TaskRow) -> str:

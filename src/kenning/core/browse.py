@@ -15,7 +15,7 @@ from kenning.core.curation import History
 from kenning.core.lifecycle import in_index, in_recall_pool, is_resting, is_stale
 from kenning.core.scopes import Place
 from kenning.errors import Invalid
-from kenning.model import GLOBAL_SCOPE, PERSONAL_SCOPE, DecisionDoc, Kind, Memory, Origin, Status
+from kenning.model import GLOBAL_SCOPE, PERSONAL_SCOPE, DecisionDoc, Kind, Memory, Origin, Placement, Status
 from kenning.store.protocol import MemoryFilter, ScopeRow, UseRow
 
 if TYPE_CHECKING:
@@ -186,6 +186,7 @@ class MemoryCard:
     in_index: bool  # it may be listed in the memory index now
     believed_from: datetime
     believed_until: datetime | None  # when it stopped being active (as_of reads it until then)
+    placements: list[Placement] = field(default_factory=list)  # where the person decided it goes
 
     @property
     def sessions_used(self) -> int:
@@ -213,6 +214,7 @@ def card(core: Core, ref: str) -> MemoryCard:
         in_recall=in_recall_pool(memory, now), in_index=in_index(memory, now),
         believed_from=memory.created_at,
         believed_until=memory.status_at if memory.status is not Status.ACTIVE else None,
+        placements=core.store.placements(core.workspace, [memory.ref]),
     )  # fmt: skip
 
 

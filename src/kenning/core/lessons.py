@@ -72,6 +72,8 @@ def for_call(core: Core, place: Place, call: ToolCall, session: str, cwd: str = 
     if chosen:
         with core.store.transaction():
             hooks.mark_shown(session, "lesson", [m.ref for m in chosen], core.now())
+            hooks.add_deliveries(core.workspace, session, "lesson", [m.ref for m in chosen], place.project,
+                                 session.partition(":")[0], core.now())  # fmt: skip
     return chosen
 
 

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from kenning import githistory, gitinfo
 from kenning.clock import to_iso
+from kenning.core.placements import carry_over
 from kenning.errors import Refused
 from kenning.model import Kind, Memory, MemoryEvent, Origin, Status
 from kenning.redacted import redacted
@@ -122,6 +123,7 @@ def refresh(core: Core, cwd: Path | str) -> ParkedReport:
                 store.update(old.evolve(status=Status.SUPERSEDED, status_at=now, status_note=memory.ref))
                 store.add_event(MemoryEvent(old.ref, now, "superseded", "", memory.ref))
                 store.add_event(MemoryEvent(memory.ref, now, "replaced", "", old.ref))
+                carry_over(store, old, memory.ref, now)
             store.set_meta(_meta_key(core, place.project, branch), reading)
         report.written.append(memory.ref)
     _retire_landed(core, info, place.project, set(dirty), report)

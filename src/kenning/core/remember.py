@@ -15,6 +15,7 @@ from kenning.core import policy as policy_mod
 from kenning.core import write_rules as rules
 from kenning.core.citations import fresh_reading
 from kenning.core.lifecycle import INDEX_PIN_CAP, withheld
+from kenning.core.placements import carry_over
 from kenning.core.scopes import Place
 from kenning.errors import Invalid, NotFound
 from kenning.ids import new_ref, normalize_ref
@@ -280,6 +281,7 @@ def supersede(store: MemoryStore, old: Memory, by_ref: str, now: datetime) -> No
     store.update(old.evolve(status=Status.SUPERSEDED, status_at=now, status_note=by_ref))
     store.add_event(MemoryEvent(old.ref, now, "superseded", "", by_ref))
     store.add_event(MemoryEvent(by_ref, now, "replaced", "", old.ref))
+    carry_over(store, old, by_ref, now)
 
 
 def _strengthen(

@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING
 
 from kenning.clock import Clock, SystemClock, parse_as_of
 from kenning.config import Settings
-from kenning.core import curation, policy
+from kenning.core import curation, placements, policy
 from kenning.core import recall as recall_mod
 from kenning.core.lifecycle import in_recall_pool
 from kenning.core.scopes import Place, named, personal, place_for
-from kenning.model import DecisionDoc, Memory, ReviewItem, Trigger
+from kenning.model import DecisionDoc, Memory, Placement, Placing, ReviewItem, Trigger
 from kenning.store.protocol import MemoryFilter, MemoryStore
 from kenning.store.sqlite.db import Database
 from kenning.store.sqlite.memories import SqliteMemoryStore
@@ -43,8 +43,9 @@ class Core:
         self.settings = settings
         self.db = db
         # Rules that decide what is given out (kenning.core.rules registers here); they
-        # never remove anything, only keep memories out of what sessions receive.
-        self.gates: list[Gate] = []
+        # never remove anything, only keep memories out of what sessions receive. The first:
+        # what a person said is not relevant in a project or group never reaches it.
+        self.gates: list[Gate] = [lambda place, memories: placements.keep_here(self.store, place, memories)]
 
     @classmethod
     def open(cls, settings: Settings, clock: Clock | None = None) -> Core:
@@ -179,6 +180,17 @@ class Core:
 
     def history(self, ref: str) -> curation.History:
         return curation.history(self.store, ref)
+
+    # -- placements -----------------------------------------------------------------------
+    def place_memory(self, ref: str, decision: Placing, key: str = "", *, by: str = "") -> Placement:
+        """Always give ``ref`` here, keep it out of here, or keep it out of agent runs."""
+        return placements.decide(self, ref, decision, key, by=by)
+
+    def unplace_memory(self, ref: str, decision: Placing, key: str = "") -> Placement:
+        return placements.undo(self, ref, decision, key)
+
+    def placements(self, ref: str) -> list[Placement]:
+        return placements.listing(self, ref)
 
     # -- decisions ------------------------------------------------------------------------
     def decision_docs(self, place: Place) -> list[DecisionDoc]:

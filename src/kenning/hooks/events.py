@@ -47,8 +47,8 @@ class HookEvent:
         self.prompt = prompt
         self.source = source
         self.tool_name = tool_name
-        self.call_kind = call_kind  # shell | read | edit | recall | ""
-        self.command = command
+        self.call_kind = call_kind  # shell | read | edit | recall | index | ""
+        self.command = command  # a shell call's command; a recall call's query
         self.paths = paths
         self.stop_hook_active = stop_hook_active
         self.last_message = last_message
@@ -105,6 +105,9 @@ def call_kind(tool_name: str) -> str:
     # Gemini CLI: mcp_kenning_recall. Plain string tests: ``re`` is not imported on this path.
     if lowered.startswith("mcp_") and (lowered.endswith("kenning__recall") or lowered.endswith("_kenning_recall")):
         return "recall"
+    if lowered.startswith("mcp_") and (lowered.endswith("kenning__memory_index")
+                                       or lowered.endswith("_kenning_memory_index")):  # fmt: skip
+        return "index"
     return ""
 
 
@@ -129,7 +132,7 @@ def normalise(tool: str, argv_event: str, payload: object) -> HookEvent | None:
         tool=tool, name=name, kind=kind, session_id=session_id[:200], cwd=_s(payload.get("cwd")),
         prompt=_s(payload.get("prompt"))[:PROMPT_CHARS] if kind == "prompt" else "",
         source=_s(payload.get("source")), tool_name=tool_name, call_kind=ck,
-        command=_command(tool_input) if ck == "shell" else "",
+        command=_command(tool_input) if ck == "shell" else _s(tool_input.get("query")) if ck == "recall" else "",
         paths=_paths(tool_name, tool_input) if ck in ("read", "edit") else (),
         stop_hook_active=payload.get("stop_hook_active") is True, last_message=last[:PROMPT_CHARS],
         transcript_path=_s(payload.get("transcript_path")) if kind == "end" else "",

@@ -76,7 +76,13 @@ def on_start(core: Core, event: HookEvent, holdout: bool | None) -> Reply:
     else:
         text = brief.build(core, place, session, holdout=session.holdout, cwd=event.cwd)
     extra = wake_up(core, place)
-    return Reply(context=f"{text}\n\n{extra}" if extra else text)
+    text = f"{text}\n\n{extra}" if extra else text
+    if task is None:  # a card records what it carries itself
+        from kenning.core import deliveries
+        from kenning.refscan import refs_in
+
+        deliveries.record(core, "brief", refs_in(text), session=session.session, project=place.project)
+    return Reply(context=text)
 
 
 def on_tool(core: Core, event: HookEvent, holdout: bool | None) -> Reply:

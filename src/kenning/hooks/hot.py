@@ -114,7 +114,20 @@ class Hook:
         text = brief.compose(parts, holdout=bool(row["holdout"]))
         if wakeup and self.where.wakeup:
             text = f"{text}\n\n{self.where.wakeup}"
+        self.delivered("brief", text)
         return Reply(context=text)
+
+    def delivered(self, channel: str, text: str) -> None:
+        """Record the memory refs ``text`` hands this session (the brief and prompt notes carry
+        none by design; a note may quote one)."""
+        if "m:" not in text:
+            return
+        from kenning.refscan import refs_in
+
+        refs = refs_in(text)
+        if refs:
+            hook_rows.add_deliveries(self.conn, self.where.workspace, self.key, channel, refs, self.where.project,
+                                     self.event.tool, self.now_iso)  # fmt: skip
 
     def prompt(self) -> Reply | str:
         row = self.session()
@@ -135,7 +148,9 @@ class Hook:
                 if why:
                     parts.append(asks.TIDY_ASK.format(why=why))
                     hook_rows.set_ask(self.conn, where.workspace, where.project, "tidy", self.now_iso, self.key)
-            parts.extend(notes.build(self.conn, where, row, prompt, where.branch(), self.now))
+            noted = notes.build(self.conn, where, row, prompt, where.branch(), self.now)
+            self.delivered("note", "\n".join(noted))
+            parts.extend(noted)
         return Reply(context="\n".join(parts))
 
     def stop(self) -> Reply | str:
@@ -184,7 +199,8 @@ class Hook:
         fresh = [ref for ref in order if ref not in given]
         if not fresh:
             return Reply()
-        rows = hook_rows.deliverable(conn, where.workspace, fresh)
+        places = [where.project, *([where.group] if where.group else [])]
+        rows = hook_rows.deliverable(conn, where.workspace, fresh, places)
         # Only lessons fire on a trigger; a decision arrives when it cites the touched file.
         fresh = [ref for ref in fresh if ref in rows and (rows[ref]["kind"] == "lesson" or ref in citing)]
         if not fresh:
@@ -194,6 +210,8 @@ class Hook:
         chosen = fresh[:PER_CALL]
         with hook_rows.transaction(conn):
             hook_rows.mark_shown(conn, self.key, "lesson", chosen, self.now_iso)
+            hook_rows.add_deliveries(conn, where.workspace, self.key, "lesson", chosen, where.project, event.tool,
+                                     self.now_iso)  # fmt: skip
         lines = [LESSONS_HEAD]
         for ref in chosen:
             m = rows[ref]

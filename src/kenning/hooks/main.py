@@ -125,6 +125,10 @@ class Runner:
         recorded in a marker file, not the store."""
         if event.call_kind in sessionmarks.FLAGS:
             sessionmarks.mark(self.home, event.tool, event.session_id, event.call_kind)
+        if event.call_kind in ("recall", "index") and event.kind == "pre_tool":
+            # kenning's own MCP tool: the server ties what it hands out to this session by this line.
+            sessionmarks.log_call(self.home, event.tool, event.session_id, event.call_kind, event.command,
+                                  isotime.iso(self.now()))  # fmt: skip
         if not event.lessons_here:
             return []
         from kenning.core.holdout import by_hash
@@ -334,6 +338,7 @@ class Runner:
         from kenning.core import parked
 
         sessionmarks.prune(self.home, time.time())
+        sessionmarks.prune_calls(self.home)
         core = self.core()
         try:
             prepared.save(self.home, prepared.compute(core, cwd, self.wakeup_on))

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 # Claude Code: an exact-name list (letters, digits, _ and | only) is matched exactly.
-CLAUDE_TOOLS = "Bash|Read|Edit|MultiEdit|Write|NotebookEdit|mcp__kenning__recall"
+CLAUDE_TOOLS = "Bash|Read|Edit|MultiEdit|Write|NotebookEdit|mcp__kenning__recall|mcp__kenning__memory_index"
 # Gemini CLI matchers are regular expressions over its tool names.
-GEMINI_TOOLS = "^(run_shell_command|read_file|read_many_files|write_file|replace|mcp_kenning_recall)$"
+GEMINI_TOOLS = "^(run_shell_command|read_file|read_many_files|write_file|replace|mcp_kenning_recall|mcp_kenning_memory_index)$"
 
 # event -> (matcher or None, timeout in seconds)
 SPECS: dict[str, dict[str, tuple[str | None, int]]] = {

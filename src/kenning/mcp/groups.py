@@ -22,6 +22,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "work": ("get_agent_run", "log_progress", "set_goal", "handoff"),
     "graph": ("kg_query", "kg_add", "kg_timeline", "diary_write", "diary_read", "set", "get"),
     "health": ("memory_health",),
+    "index": ("memory_index", "place_memory"),
 }
 DEFAULT: tuple[str, ...] = (CORE,)
 HELP = "; ".join(f"{name}: {', '.join(tools)}" for name, tools in GROUPS.items())

@@ -28,7 +28,7 @@ from kenning.core.service import Core
 from kenning.errors import KenningError
 
 F = TypeVar("F", bound=Callable[..., Any])
-PY_NAMES = {"global": "global_"}
+PY_NAMES = {"global": "global_", "for": "for_"}
 
 # Argument types shared by the tool modules (the schema shows their descriptions).
 Cwd = Annotated[

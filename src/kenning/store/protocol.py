@@ -20,7 +20,17 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
-from kenning.model import DecisionDoc, Kind, Memory, MemoryEvent, Origin, ReviewItem, Status
+from kenning.model import (
+    DecisionDoc,
+    Kind,
+    Memory,
+    MemoryEvent,
+    Origin,
+    Placement,
+    Placing,
+    ReviewItem,
+    Status,
+)
 
 
 @dataclass(frozen=True)
@@ -92,6 +102,10 @@ class MemoryFilter:
     origin_tools: Sequence[str] | None = None  # the writer: cli, claude-code, codex, an app's name, ...
     # Unpinned memories with no activity (written, confirmed or used) at or after this time.
     idle_before: datetime | None = None
+    # Only memories pinned into the index (``pinned`` or ``index_pinned``).
+    pinned: bool = False
+    # Only memories a session used at or after this time (``last_used_at``).
+    used_since: datetime | None = None
 
 
 # Columns a listing may be counted by (``MemoryStore.facet_counts``).
@@ -155,6 +169,24 @@ class MemoryStore(Protocol):
     def add_use(self, use: UseRow) -> None: ...
     def uses(self, ref: str) -> list[UseRow]: ...
     def uses_in_session(self, session: str) -> list[UseRow]: ...
+
+    # placements: where a person decided a memory goes
+    def add_placement(self, placement: Placement) -> bool:
+        """Record it; False when the same decision for the same place was there already."""
+        ...
+
+    def remove_placement(self, workspace: str, ref: str, decision: Placing, place: str) -> bool:
+        """Undo it; False when there was nothing to undo."""
+        ...
+
+    def placements(self, workspace: str, refs: Sequence[str]) -> list[Placement]:
+        """Every placement of these memories, oldest first."""
+        ...
+
+    def placed(self, workspace: str, decision: Placing, places: Sequence[str]) -> list[Placement]:
+        """Every ``decision`` that holds for one of ``places`` (project or group keys; "" is
+        the everywhere of ``no-agent-runs``), oldest first."""
+        ...
 
     # decision docs
     def save_decision_doc(self, doc: DecisionDoc) -> DecisionDoc: ...

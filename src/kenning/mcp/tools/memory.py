@@ -15,14 +15,26 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from kenning.clock import to_iso
-from kenning.core import decisions
+from kenning.core import decisions, deliveries
 from kenning.core.lifecycle import quoted, withheld
 from kenning.core.recall import DEFAULT_COUNT, MAX_ALSO, MAX_COUNT
 from kenning.core.remember import RememberRequest, RememberResult
 from kenning.core.render import hit_marks, lifecycle_marks, memory_dict, memory_line
 from kenning.core.write_rules import parse_trigger
 from kenning.ids import normalize_ref
-from kenning.mcp.kit import Cwd, Refs, Session, Source, Strict, add_tool, app_of, guarded, place, writer
+from kenning.mcp.kit import (
+    Cwd,
+    Refs,
+    Session,
+    Source,
+    Strict,
+    add_tool,
+    app_of,
+    client_name,
+    guarded,
+    place,
+    writer,
+)
 from kenning.model import Kind, Memory, Origin, Status
 
 PAGE = 100
@@ -153,6 +165,9 @@ def recall(
             {**shown(h.memory, now, hit_marks(h)), "weak": h.weak, "until": to_iso(h.until) if h.until else None}
             for h in hits
         ]
+        if not as_of:  # what was believed then is not memory handed out for work
+            deliveries.handed_out(app.core, "recall", [h.memory.ref for h in hits], asked=query,
+                                  project=where.project, tool=client_name(ctx))  # fmt: skip
     return RecallOut(
         query=query, as_of=to_iso(result.as_of) if result.as_of else None, results=results,
         note="" if results else "nothing in memory covers that query",
@@ -264,6 +279,8 @@ def get_memory(
                     "replaced": [_past(m) for m in hist.replaced if not withheld(m)],
                     "replaced_by": [_past(m) for m in hist.replaced_by if not withheld(m)],
                 },
+                "placements": [{"decision": p.decision.value, "place": p.place}
+                               for p in core.store.placements(core.workspace, [ref])],
                 "evidence": {
                     "confirmations": memory.confirmations,
                     "uses": memory.uses,

@@ -129,6 +129,24 @@ def mark_shown(conn: sqlite3.Connection, key: str, what: str, keys: Iterable[str
     )
 
 
+# ------------------------------------------------------------------------ deliveries
+
+CHANNELS = ("brief", "card", "index", "lesson", "recall", "note")
+
+
+def add_deliveries(conn: sqlite3.Connection, workspace: str, key: str, channel: str, refs: Iterable[str],
+                   project: str, tool: str, at: str) -> None:  # fmt: skip
+    """Record that ``channel`` handed ``refs`` to session ``key`` ("" when not known); a
+    session's first delivery of a ref on a channel is the one kept."""
+    if channel not in CHANNELS:
+        raise ValueError(f"not a delivery channel: {channel!r}")
+    conn.executemany(
+        "INSERT OR IGNORE INTO memory_deliveries (workspace, session, channel, ref, project, tool, at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [(workspace, key, channel, ref, project, tool, at) for ref in dict.fromkeys(refs)],
+    )
+
+
 # ----------------------------------------------------------------------- the brief
 
 
@@ -242,17 +260,23 @@ def tidy_counts(conn: sqlite3.Connection, workspace: str, project: str, rest_cut
 # ------------------------------------------------------------------------ lessons
 
 
-def deliverable(conn: sqlite3.Connection, workspace: str, refs: Sequence[str]) -> dict[str, sqlite3.Row]:
-    """Of ``refs``, the lessons and decisions any session may receive: active, not hidden, not
-    held, their cited file not gone (lessons and decisions have no shelf life)."""
+def deliverable(conn: sqlite3.Connection, workspace: str, refs: Sequence[str],
+                places: Sequence[str] = ()) -> dict[str, sqlite3.Row]:  # fmt: skip
+    """Of ``refs``, the lessons and decisions a session in ``places`` (its project and group)
+    may receive: active, not hidden, not held, their cited file not gone (lessons and decisions
+    have no shelf life), and not placed *not relevant here* for one of ``places``."""
     if not refs:
         return {}
     marks = ",".join("?" for _ in refs)
+    kept_out = ""
+    if places:
+        kept_out = (" AND ref NOT IN (SELECT ref FROM memory_placements WHERE workspace = ? AND decision = 'not-here'"
+                    f" AND place IN ({','.join('?' for _ in places)}))")  # fmt: skip
     rows = conn.execute(
         "SELECT ref, text, kind, origin, reason, source_ref, scope, created_at FROM memories"
         f" WHERE workspace = ? AND ref IN ({marks}) AND status = 'active' AND hidden = 0 AND held = 0"
-        " AND citation != 'gone' AND kind IN ('lesson', 'decision')",
-        [workspace, *refs],
+        f" AND citation != 'gone' AND kind IN ('lesson', 'decision'){kept_out}",
+        [workspace, *refs, *([workspace, *places] if places else [])],
     )
     return {str(r["ref"]): r for r in rows}
 

@@ -183,3 +183,27 @@ MIGRATIONS.add(
     ALTER TABLE work_items ADD COLUMN retired_at TEXT;
     """,
 )
+
+# What each channel handed each session (kenning.core.deliveries): the memory report counts
+# memories given per channel and judges which were used. Refs, ids and names only: no words.
+# Lessons delivered before this table existed are read back from hook_shown.
+MIGRATIONS.add(
+    "m004_deliveries",
+    """
+    CREATE TABLE memory_deliveries (
+        id INTEGER PRIMARY KEY,
+        workspace TEXT NOT NULL,
+        session TEXT NOT NULL DEFAULT '',   -- "<tool>:<id>" as the hooks key it; '' when unknown
+        channel TEXT NOT NULL CHECK (channel IN ('brief', 'card', 'index', 'lesson', 'recall', 'note')),
+        ref TEXT NOT NULL,
+        project TEXT NOT NULL DEFAULT '',
+        tool TEXT NOT NULL DEFAULT '',
+        at TEXT NOT NULL
+    );
+    CREATE UNIQUE INDEX memory_deliveries_once ON memory_deliveries (session, channel, ref) WHERE session != '';
+    CREATE INDEX memory_deliveries_at ON memory_deliveries (workspace, at);
+    INSERT OR IGNORE INTO memory_deliveries (workspace, session, channel, ref, project, tool, at)
+        SELECT s.workspace, h.session, 'lesson', h.key, s.project, s.tool, h.at
+        FROM hook_shown h JOIN hook_sessions s ON s.session = h.session WHERE h.what = 'lesson';
+    """,
+)

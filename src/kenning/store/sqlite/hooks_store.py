@@ -92,6 +92,16 @@ class HandoffRow(NamedTuple):
     created_at: datetime
 
 
+class DeliveryRow(NamedTuple):
+    workspace: str
+    session: str  # "<tool>:<id>" as the hooks key it; "" when the session was not known
+    channel: str
+    ref: str
+    project: str
+    tool: str
+    at: datetime
+
+
 class RuleRow(NamedTuple):
     id: int
     workspace: str
@@ -190,6 +200,22 @@ class HookStore:
     def shown_count(self, what: str, key: str) -> int:
         row = self.db.one("SELECT count(*) FROM hook_shown WHERE what = ? AND key = ?", (what, key))
         return int(row[0]) if row else 0
+
+    # -- deliveries -----------------------------------------------------------------------
+    def add_deliveries(self, workspace: str, session: str, channel: str, refs: list[str], project: str, tool: str,
+                       at: datetime) -> None:  # fmt: skip
+        self.db.using(hook_rows.add_deliveries, workspace, session, channel, refs, project, tool, to_iso(at))
+
+    def deliveries(self, workspace: str, since: datetime, until: datetime | None = None) -> list[DeliveryRow]:
+        """Every memory handed out in ``workspace`` from ``since`` (to ``until``), oldest first."""
+        sql = "SELECT * FROM memory_deliveries WHERE workspace = ? AND at >= ?"
+        params: list[object] = [workspace, to_iso(since)]
+        if until is not None:
+            sql += " AND at < ?"
+            params.append(to_iso(until))
+        rows = self.db.query(sql + " ORDER BY at, id", params)
+        return [DeliveryRow(r["workspace"], r["session"], r["channel"], r["ref"], r["project"], r["tool"],
+                            from_iso(r["at"])) for r in rows]  # fmt: skip
 
     # -- asks -----------------------------------------------------------------------------
     def last_ask(self, workspace: str, project: str, what: str) -> datetime | None:

@@ -16,6 +16,8 @@ from kenning.model import (
     Memory,
     MemoryEvent,
     Origin,
+    Placement,
+    Placing,
     ReviewItem,
     Status,
     Trigger,
@@ -326,6 +328,11 @@ class SqliteMemoryStore:
             clauses.append(f"{p}created_at < ? AND {p}confirmed_at < ? AND ({p}last_used_at IS NULL OR "
                            f"{p}last_used_at < ?) AND {p}pinned = 0 AND {p}index_pinned = 0")  # fmt: skip
             params.extend([cutoff, cutoff, cutoff])
+        if flt.pinned:
+            clauses.append(f"({p}pinned = 1 OR {p}index_pinned = 1)")
+        if flt.used_since is not None:
+            clauses.append(f"{p}last_used_at >= ?")
+            params.append(to_iso(flt.used_since))
         return " AND ".join(clauses), params
 
     def find(
@@ -447,6 +454,47 @@ class SqliteMemoryStore:
         return self._uses(
             self.db.query("SELECT * FROM memory_uses WHERE session = ? ORDER BY at", (session,))
         )
+
+    # -- placements ---------------------------------------------------------------------
+    def add_placement(self, placement: Placement) -> bool:
+        cur = self.db.execute(
+            "INSERT INTO memory_placements (workspace, ref, decision, place, created_at, by) VALUES (?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT DO NOTHING",
+            (placement.workspace, placement.ref, placement.decision.value, placement.place,
+             to_iso(placement.created_at), ensure(placement.by)),
+        )  # fmt: skip
+        return cur.rowcount > 0
+
+    def remove_placement(self, workspace: str, ref: str, decision: Placing, place: str) -> bool:
+        cur = self.db.execute(
+            "DELETE FROM memory_placements WHERE workspace = ? AND ref = ? AND decision = ? AND place = ?",
+            (workspace, ref, decision.value, place),
+        )
+        return cur.rowcount > 0
+
+    def _placements(self, rows: list[sqlite3.Row]) -> list[Placement]:
+        return [Placement(r["ref"], r["workspace"], Placing(r["decision"]), r["place"], from_iso(r["created_at"]),
+                          r["by"]) for r in rows]  # fmt: skip
+
+    def placements(self, workspace: str, refs: Sequence[str]) -> list[Placement]:
+        if not refs:
+            return []
+        rows = self.db.query(
+            f"SELECT * FROM memory_placements WHERE workspace = ? AND ref IN ({_in(refs)})"
+            " ORDER BY created_at, ref, decision, place",
+            [workspace, *refs],
+        )
+        return self._placements(rows)
+
+    def placed(self, workspace: str, decision: Placing, places: Sequence[str]) -> list[Placement]:
+        if not places:
+            return []
+        rows = self.db.query(
+            f"SELECT * FROM memory_placements WHERE workspace = ? AND decision = ? AND place IN ({_in(places)})"
+            " ORDER BY created_at, ref, place",
+            [workspace, decision.value, *places],
+        )
+        return self._placements(rows)
 
     # -- decision docs ------------------------------------------------------------------
     def save_decision_doc(self, doc: DecisionDoc) -> DecisionDoc:

@@ -254,3 +254,21 @@ MIGRATIONS.add(
     );
     """,
 )
+
+# Where a person decided a memory goes (kenning.model.Placement). A memory that replaces
+# another takes its placements over (kenning.core.placements.carry_over).
+MIGRATIONS.add(
+    "m006_placements",
+    """
+    CREATE TABLE memory_placements (
+        workspace TEXT NOT NULL,
+        ref TEXT NOT NULL,
+        decision TEXT NOT NULL CHECK (decision IN ('always', 'not-here', 'no-agent-runs')),
+        place TEXT NOT NULL DEFAULT '',   -- a project or group key; '' for no-agent-runs
+        created_at TEXT NOT NULL,
+        by TEXT NOT NULL DEFAULT '',
+        PRIMARY KEY (workspace, ref, decision, place)
+    );
+    CREATE INDEX memory_placements_place ON memory_placements (workspace, decision, place);
+    """,
+)

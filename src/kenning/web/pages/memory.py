@@ -11,11 +11,12 @@ from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import Response
 
-from kenning.core import browse
+from kenning.core import browse, placements
 from kenning.core.render import memory_line
 from kenning.core.service import Core
 from kenning.errors import Invalid
-from kenning.model import Kind, Memory, Origin
+from kenning.model import Kind, Memory, Origin, Placement, Placing
+from kenning.store.protocol import ScopeRow
 from kenning.web.common import change, core_for, done, page, with_query
 
 router = APIRouter()
@@ -58,12 +59,21 @@ def memory_list(request: Request) -> Response:
                     back_url=back, card_url=card_url)  # fmt: skip
 
 
+def place_choices(core: Core) -> list[ScopeRow]:
+    """Where a placement can hold: the registered projects and groups (and personal)."""
+    rows = [r for r in core.store.list_scopes(core.workspace)
+            if r.kind in placements.PLACE_KINDS and r.removed_at is None]  # fmt: skip
+    order = {"project": 0, "group": 1, "personal": 2}
+    return sorted(rows, key=lambda r: (order.get(r.kind, 3), r.name.lower(), r.key))
+
+
 @router.get("/memory/{ref}")
 def memory_card(request: Request, ref: str) -> Response:
     with core_for(request) as core:
         found = browse.card(core, ref)
         return page(request, core, "memory_card.html", "memory", card=found, card_url=card_url,
-                    project=found.memory.scope)  # fmt: skip
+                    project=found.memory.scope, place_choices=place_choices(core),
+                    placement_words=placements.describe)  # fmt: skip
 
 
 # Each action: what it calls, and the sentence that says it was done.
@@ -80,6 +90,39 @@ ACTIONS: dict[str, tuple[Callable[[Core, str, FormData], Memory], str]] = {
 }
 UNDO = {"pin": "unpin", "unpin": "pin", "hide": "give", "give": "hide", "protect": "unprotect",
         "unprotect": "protect", "retire": "bring-back", "bring-back": "retire"}  # fmt: skip
+
+
+def _placement_of(request: Request, form: FormData) -> tuple[Placing, str]:
+    """The decision and the place a placement form (or its undo link) names."""
+    decision = placements.parse(str(form.get("decision") or request.query_params.get("decision", "")))
+    key = "" if decision is Placing.NO_AGENT_RUNS else str(form.get("place") or request.query_params.get("place", ""))
+    return decision, key.strip()
+
+
+@router.post("/memory/{ref}/place")
+async def memory_place(request: Request, ref: str) -> Response:
+    """Always give this here, not relevant here, never for agent runs."""
+
+    def work(core: Core, form: FormData) -> Placement:
+        decision, key = _placement_of(request, form)
+        return core.place_memory(ref, decision, key, by="web")
+
+    form, placed = await change(request, work)
+    undo = with_query(f"{card_url(placed.ref)}/unplace", decision=placed.decision.value, place=placed.place)
+    return done(request, form, card_url(placed.ref), f"Placed: {placements.describe(placed)}", undo=undo,
+                extra={"undo_label": "Undo this placement"})  # fmt: skip
+
+
+@router.post("/memory/{ref}/unplace")
+async def memory_unplace(request: Request, ref: str) -> Response:
+    def work(core: Core, form: FormData) -> Placement:
+        decision, key = _placement_of(request, form)
+        return core.unplace_memory(ref, decision, key)
+
+    form, gone = await change(request, work)
+    redo = with_query(f"{card_url(gone.ref)}/place", decision=gone.decision.value, place=gone.place)
+    return done(request, form, card_url(gone.ref), f"Undone: no longer {placements.describe(gone)}", undo=redo,
+                     extra={"undo_label": "Place it again"})  # fmt: skip
 
 
 @router.post("/memory/{ref}/{action}")

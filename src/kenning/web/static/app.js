@@ -86,11 +86,15 @@
     }
     if (form.method.toLowerCase() !== "post" || !window.fetch) return;
     ev.preventDefault();
+    // The button that sent the form says which choice it was (name=value), as a plain post would.
+    var data = new FormData(form);
+    var by = ev.submitter;
+    if (by && by.name && !data.has(by.name)) data.append(by.name, by.value);
     var buttons = form.querySelectorAll("button");
     buttons.forEach(function (b) { b.disabled = true; });
     fetch(form.action, {
       method: "POST",
-      body: new URLSearchParams(new FormData(form)),
+      body: new URLSearchParams(data),
       credentials: "same-origin",
       headers: { Accept: "text/html" },
     }).then(function (res) {
