@@ -23,7 +23,8 @@ from kenning.core.remember import RememberRequest
 from kenning.core.service import Core
 from kenning.errors import Invalid, KenningError
 from kenning.graph import facts
-from kenning.model import Kind, Origin, Trigger, TriggerTool
+from kenning.model import Kind, Origin, Placing, Trigger, TriggerTool
+from kenning.store.protocol import ScopeRow
 from kenning.store.sqlite.graph_store import GraphStore
 from kenning.store.sqlite.memories import SqliteMemoryStore
 
@@ -63,6 +64,8 @@ op = st.one_of(
     st.tuples(st.just("fact"), st.sampled_from(WORDS), st.sampled_from(WORDS)),
     st.tuples(st.just("note"), st.sampled_from(WORDS)),
     st.tuples(st.just("forget"), st.integers(0, 30)),
+    st.tuples(st.just("place"), st.integers(0, 30), st.sampled_from(["always", "not-here", "no-agent-runs"]),
+              st.sampled_from(PROJECTS), st.booleans()),
     st.tuples(st.just("time"), st.integers(1, 72)),
 )  # fmt: skip
 
@@ -73,6 +76,8 @@ def play(core: Core, ops: list[tuple[object, ...]]) -> None:
     refs: list[str] = []
     clock = core.clock
     assert isinstance(clock, FixedClock) and core.db is not None
+    for key in PROJECTS:  # registered, as a session there registers them: placements name them
+        core.store.upsert_scope(ScopeRow(core.workspace, key, "project", key.rsplit("/", 1)[-1], "", "", START))
     for n, step in enumerate(ops):
         name = step[0]
         try:
@@ -106,6 +111,12 @@ def play(core: Core, ops: list[tuple[object, ...]]) -> None:
             elif name == "forget" and refs:
                 ref = refs.pop(int(step[1]) % len(refs))  # type: ignore[call-overload]
                 forget.apply(core, forget.plan_memories(core, [ref]))
+            elif name == "place" and refs:
+                ref, decision, key = refs[int(step[1]) % len(refs)], Placing(str(step[2])), str(step[3])  # type: ignore[call-overload]
+                if step[4]:
+                    core.unplace_memory(ref, decision, key)
+                else:
+                    core.place_memory(ref, decision, key, by="web")
             elif name == "time":
                 clock.advance(hours=int(step[1]))  # type: ignore[call-overload]
         except KenningError:
@@ -154,3 +165,16 @@ def test_an_import_does_not_bring_back_what_was_forgotten_here() -> None:
         forget.apply(core, forget.plan_memories(core, [memory.ref]))
         report = import_lines(core, backup)
         assert report["forgotten"] == [memory.ref] and core.store.get(memory.ref) is None
+
+
+def test_placements_travel_with_their_memory() -> None:
+    with store() as original, store() as copy:
+        play(original, [("remember", Kind.FACT, ["cache", "queue"], PROJECTS[0], Origin.PERSON),
+                        ("place", 0, "not-here", PROJECTS[1], False), ("place", 0, "no-agent-runs", PROJECTS[0], False)])
+        exported = export_lines(original)
+        assert sorted(json.loads(line)["decision"] for line in exported if '"placement"' in line) == ["no-agent-runs",
+                                                                                                     "not-here"]  # fmt: skip
+        assert import_lines(copy, exported)["added"]["placement"] == 2  # type: ignore[index]
+        ref = next(m.ref for m in copy.store.iter_all(copy.workspace))
+        assert {(p.decision, p.place) for p in copy.placements(ref)} == {(Placing.NOT_HERE, PROJECTS[1]),
+                                                                        (Placing.NO_AGENT_RUNS, "")}  # fmt: skip

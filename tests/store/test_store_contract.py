@@ -23,6 +23,8 @@ from kenning.model import (
     Memory,
     MemoryEvent,
     Origin,
+    Placement,
+    Placing,
     ReviewItem,
     Status,
     Trigger,
@@ -552,9 +554,11 @@ def test_delete_takes_the_memory_its_index_history_and_uses(store: MemoryStore) 
         store.insert(m)
     store.add_event(MemoryEvent(gone.ref, T0, "created"))
     store.add_use(UseRow(gone.ref, "s1", "codex", "main", T0))
+    store.add_placement(Placement(gone.ref, WS, Placing.NO_AGENT_RUNS, "", T0))
     before, _ = store.doc_freq(terms("deploy"))
     assert store.delete(gone.ref) is True and store.delete(gone.ref) is False
     assert store.get(gone.ref) is None and store.events(gone.ref) == [] and store.uses(gone.ref) == []
+    assert store.placements(WS, [gone.ref]) == []
     assert store.search(flt(), terms("quartermaster"), limit=10) == []
     assert [h.memory.ref for h in store.search(flt(), terms("deploys"), limit=10)] == [keep.ref]
     after, freq = store.doc_freq(terms("deploys quartermaster"))
@@ -573,8 +577,6 @@ def test_tombstones_are_kept_once_per_key(store: MemoryStore) -> None:
 
 # -- placements -----------------------------------------------------------------------------
 def test_placements_add_once_list_find_by_place_and_undo(store: MemoryStore) -> None:
-    from kenning.model import Placement, Placing
-
     a, b = mem("first"), mem("second")
     for m in (a, b):
         store.insert(m)

@@ -26,7 +26,18 @@ from typing import Any
 from kenning import __version__
 from kenning.clock import from_iso, to_iso
 from kenning.errors import Invalid
-from kenning.model import Citation, DecisionDoc, Kind, Memory, MemoryEvent, Origin, Status, Trigger
+from kenning.model import (
+    Citation,
+    DecisionDoc,
+    Kind,
+    Memory,
+    MemoryEvent,
+    Origin,
+    Placement,
+    Placing,
+    Status,
+    Trigger,
+)
 from kenning.redacted import redacted
 from kenning.store.protocol import ScopeRow, UseRow
 from kenning.store.sqlite.graph_store import FactRow, GraphStore
@@ -100,6 +111,9 @@ def export_records(store: SqliteMemoryStore, graph: GraphStore, workspace: str, 
         for u in store.uses(memory.ref):
             yield {"type": "use", "ref": u.ref, "session": u.session, "tool": u.tool, "branch": u.branch,
                    "at": to_iso(u.at)}  # fmt: skip
+        for p in store.placements(workspace, [memory.ref]):
+            yield {"type": "placement", "ref": p.ref, "decision": p.decision.value, "place": p.place,
+                   "at": to_iso(p.created_at), "by": p.by}  # fmt: skip
     docs = store.decision_docs(workspace, [s.key for s in scopes] + ["personal", "global"])
     for d in sorted(docs, key=lambda d: (d.created_at, d.scope, d.title, d.author)):
         yield {"type": "decision_doc", "scope": d.scope, "title": d.title, "decision": d.decision, "reason": d.reason,
@@ -210,6 +224,13 @@ class _Importer:
                                   from_iso(r["at"])))  # fmt: skip
         self.count("use", True)
 
+    def placement(self, r: Record) -> None:
+        if r["ref"] in self.skipped:
+            return
+        added = self.store.add_placement(Placement(r["ref"], self.workspace, Placing(r["decision"]), r.get("place", ""),
+                                                   from_iso(r["at"]), r.get("by", "")))  # fmt: skip
+        self.count("placement", added)
+
     def decision_doc(self, r: Record) -> None:
         if r.get("memory_ref") in self.skipped or self.store.decision_doc(
                 self.workspace, r["scope"], r["title"], r["author"]) is not None:  # fmt: skip
@@ -277,6 +298,7 @@ def import_records(store: SqliteMemoryStore, graph: GraphStore, workspace: str, 
     """Write ``records`` (checked by :func:`parse_lines`) into ``workspace``, all or nothing."""
     importer = _Importer(store, graph, workspace)
     handlers = {"scope": importer.scope, "memory": importer.memory, "event": importer.event, "use": importer.use,
+                "placement": importer.placement,
                 "decision_doc": importer.decision_doc, "entity": importer.entity, "fact": importer.fact,
                 "diary": importer.diary, "value": importer.value, "tombstone": importer.tombstone}  # fmt: skip
     with store.transaction():

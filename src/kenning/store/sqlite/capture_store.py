@@ -331,7 +331,7 @@ class CaptureStore:
             conn.execute("DELETE FROM capture_turns WHERE session = ?", (session_id,))
             conn.execute("DELETE FROM capture_sessions WHERE id = ?", (session_id,))
             conn.execute("DELETE FROM graph_progress WHERE session = ?", (session_id,))
-            for table in ("hook_sessions", "hook_shown"):
+            for table in ("hook_sessions", "hook_shown", "memory_deliveries"):
                 conn.execute(f"DELETE FROM {table} WHERE session = ? OR session LIKE ?", (raw, "%:" + raw))
 
     def forgotten_sessions(self, workspace: str) -> frozenset[str]:

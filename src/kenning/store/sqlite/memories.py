@@ -609,7 +609,7 @@ class SqliteMemoryStore:
     # -- erasure --------------------------------------------------------------------------
     def delete(self, ref: str) -> bool:
         """Delete a memory for real: its row, its full-text terms and their statistics, its
-        history and uses, its decision doc, and the review items that name it."""
+        history, uses and placements, its decision doc, and the review items that name it."""
         with self.db.transaction() as conn:
             row = conn.execute("SELECT id FROM memories WHERE ref = ?", (ref,)).fetchone()
             if row is None:
@@ -621,6 +621,8 @@ class SqliteMemoryStore:
                 conn.execute("DELETE FROM memory_terms WHERE id = ?", (row["id"],))
             conn.execute("DELETE FROM memory_events WHERE ref = ?", (ref,))
             conn.execute("DELETE FROM memory_uses WHERE ref = ?", (ref,))
+            conn.execute("DELETE FROM memory_placements WHERE ref = ?", (ref,))
+            conn.execute("DELETE FROM memory_deliveries WHERE ref = ?", (ref,))
             conn.execute("DELETE FROM decision_docs WHERE memory_ref = ?", (ref,))
             conn.execute("DELETE FROM reviews WHERE ' ' || refs || ' ' LIKE ?", (f"% {ref} %",))
             conn.execute("DELETE FROM memories WHERE id = ?", (row["id"],))
