@@ -46,6 +46,7 @@ def test_never_withheld_stale_resting_changed_or_triggered(core: Core, place: Pl
         assert result.memory is not None
         return result.memory.ref
 
+    core.set_policy(place, "workspace", "preset", "everything")  # the default keeps no widget writes
     resting = add("We chose Celery for background jobs because it was there.", kind=Kind.DECISION)
     clock.advance(days=31)
     kept = add("Prefer small pull requests that one person can review in an hour.", kind=Kind.PREFERENCE)

@@ -101,6 +101,7 @@ def test_always_comes_first_in_the_index_but_never_brings_back_what_is_withheld(
     core: Core, web: tuple[Place, Place, Place], clock: FixedClock
 ) -> None:
     shop, admin, _ = web
+    core.set_policy(shop, "workspace", "preset", "everything")  # the default keeps no widget writes
     old_fact = add(core, shop, "The payment provider retries webhooks for three days.", kind=Kind.FACT)
     held = add(core, shop, "Widgets write into the admin panel only.", kind=Kind.FACT, origin=Origin.WIDGET)
     state = add(core, shop, "The release branch waits on the legal review.", kind=Kind.STATE,

@@ -39,7 +39,7 @@ def project(tmp_path: Path) -> Path:
 
 @pytest.fixture
 async def client(settings: Settings, core: Core, project: Path) -> AsyncIterator[Client]:
-    server = build_server(settings, core=core, default_cwd=str(project))
+    server = build_server(settings, core=core, default_cwd=str(project), tools=("core", "index"))
     async with Client(server, client_info=Implementation(name="claude-code", version="2.1.0")) as c:
         yield c
 
