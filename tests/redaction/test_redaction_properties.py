@@ -44,7 +44,12 @@ def secrets(draw: st.DrawFn) -> tuple[str, str]:
 
 
 ORDINARY_WORDS = st.sampled_from(
-    ["the", "a", "deploy", "failed", "because", "cache", "was", "cold", "and", "we", "retried", "after", "ten", "seconds", "so", "build", "green", "again", "config", "region", "timeout", "users", "orders", "invoice", "api", "service", "worker", "queue", "retry", "merge", "branch", "main", "test", "function", "return", "value", "list", "dict", "None", "True", "False", "self", "import", "from", "def", "class"])
+    [
+        "the", "a", "deploy", "failed", "because", "cache", "was", "cold", "and", "we", "retried", "after", "ten",
+        "seconds", "so", "build", "green", "again", "config", "region", "timeout", "users", "orders", "invoice",
+        "api", "service", "worker", "queue", "retry", "merge", "branch", "main", "test", "function", "return",
+        "value", "list", "dict", "None", "True", "False", "self", "import", "from", "def", "class",
+    ])
 ORDINARY_SHAPES = st.one_of(
     st.text(alphabet=HEX, min_size=7, max_size=64).map(lambda h: h),  # SHAs, digests
     st.uuids().map(str),

@@ -205,6 +205,34 @@ def test_cookies_are_judged_one_by_one(tok: Tokens) -> None:
     assert "_ga=GA1.1." in out and "theme=dark" in out
 
 
+def test_more_shapes_from_other_rule_sets(tok: Tokens) -> None:
+    """Shapes found by running other scanners' published examples (Nosey Parker, gitleaks)."""
+    bcrypt = "$2b$12$" + tok(B62 + "./", 53)
+    assert redact(f"admin:{bcrypt}") == f"admin:{MASK}"
+    crypt = "$6$" + tok(B62, 8) + "$" + tok(B62 + "./", 86)
+    assert_masked(f"root:{crypt}:19000:0:99999:7:::", crypt)
+    hook = f"https://outlook.office.com/webhook/{tok.uuid()}@{tok.uuid()}/IncomingWebhook/{tok(HEX, 32)}/{tok.uuid()}"
+    assert_masked(f"webhooks: {hook}", hook.split("/webhook/")[1])
+    key = tok(B64, 44)
+    assert_masked(f"vault operator unseal {key}", key)
+    password = tok(B62, 10) + "9"
+    assert_masked(f"PsExec.exe \\\\10.0.0.5 -u Administrator -p {password} cmd", password)
+    assert redact("REACT_APP_AUTH_PASSWORD=whiteduke") == f"REACT_APP_AUTH_PASSWORD={MASK}"
+    token = "00" + tok(URL, 40)
+    assert_masked(f'variable "corp_okta_api_token" {{\n  default = "{token}"\n}}', token)
+
+
+@pytest.mark.parametrize("text", [
+    'usernameLabel:"Username or email:",passwordLabel:"Password:",rememberMeLabel:"Remember me:"',
+    'this.addPassword = "#add-password";', 'IAMUserChangePassword = "arn:aws:iam::aws:policy/IAMUserChangePassword"',
+    '"password": "&lt;YOURPASSWORD&gt;"', "PASSWORD=$($(dirname $0)/../bin/get-setting DB_PASSWORD)",
+    "PASSWORD_HASHER=argon2", "password: required", "DB_PASSWORD=changeme", "MYSQL_ALLOW_EMPTY_PASSWORD=yes",
+    "const validKeyChars = \"0123456789abcdefghijklmnopqrstuvwxyz_-.\"",
+])
+def test_shapes_other_scanners_flag_wrongly(text: str) -> None:
+    assert_kept(text)
+
+
 # --- what must be left alone --------------------------------------------------------------------
 
 

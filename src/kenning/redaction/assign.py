@@ -205,6 +205,12 @@ def _assignment(text: str, s: int, e: int) -> Iterable[Span]:
         elif op.group(1) is None:
             return ()
         op_end = op.end()
+    # "passwordLabel:\"Password:\",\"…\"": the name sits inside a string that the quote after
+    # its colon closes; what follows is another string, not its value.
+    opened = text[a - 1] if a > 0 and text[a - 1] in "\"'" else ""
+    if opened and op is not None and not op.group().lstrip().startswith(opened) \
+            and text.startswith(opened, op_end) and not text.startswith(opened, b):
+        return ()
     query = a > 0 and text[a - 1] in "?&"
     block = _BLOCK_SCALAR.match(text, op_end)
     if block is not None:
@@ -228,11 +234,22 @@ def _assignment(text: str, s: int, e: int) -> Iterable[Span]:
             if again is not None and not again[2]:
                 start, end = again[0], again[1]
     value = text[start:end]
-    if not accept(value, level, core):
+    if not accept(value, level, core) and not _env_password(core, op, value):
         return ()
     if not quoted and LINE_BREAK.match(text, end) is not None:
         end = wrapped_end(text, start, end)
     return ((start, end, "named-secret"),)
+
+
+def _env_password(name: str, op: re.Match[str] | None, value: str) -> bool:
+    """``DB_PASSWORD=whiteduke``: an environment variable named for a password holds one, even a
+    plain word (in code, ``password = word`` is more often a variable than a password)."""
+    if op is None or op.group(1) not in ("=", ":") or name.upper() != name or not name[:1].isalpha():
+        return False
+    last = words(name)[-1:]
+    if last not in (["password"], ["passwd"], ["pass"], ["pwd"], ["passphrase"]):
+        return False
+    return len(value) >= 5 and value.isalpha() and not v.not_a_value(value)
 
 
 def _line_end(text: str, i: int) -> int:
@@ -302,9 +319,9 @@ def _cookies(text: str, i: int) -> Iterable[Span]:
 NAME_RULE = Rule("named-secret", variants(*SECRET_WORDS), _assignment)
 
 
-_FIELD_WORD = re.compile(r"name|Name|NAME|key|Key|KEY|-n ")
+_FIELD_WORD = re.compile(r"name|Name|NAME|key|Key|KEY|-n |variable")
 _NAME_FIELD = re.compile(
-    r"""(?:name|key|Name|Key|NAME|KEY|ParameterKey|OptionName|--name|-n)\\*["']?\s*(?:[:=]|\s)\s*\\*["']?"""
+    r"""(?:name|key|Name|Key|NAME|KEY|ParameterKey|OptionName|--name|-n|variable)\\*["']?\s*(?:[:=]|\s)\s*\\*["']?"""
     r"""([A-Za-z0-9_./-]{2,80})\\*["']?""")
 
 
@@ -318,7 +335,7 @@ def _named_value(text: str, s: int, e: int) -> Iterable[Span]:
     if not starts_word(text, s - 2 if text[s - 2:s] == "--" else s) and text[s - 1:s] not in ("-", "r"):
         return ()
     a, b = _name_span(text, s, e)
-    if words(text[a:b].lstrip("-"))[-1:] != ["value"]:
+    if words(text[a:b].lstrip("-"))[-1:] not in (["value"], ["default"]):
         return ()
     op = _OP.match(text, b)
     if op is not None and (op.group(1) or op.group(2)) and not op.group(2):
@@ -343,4 +360,4 @@ def _named_value(text: str, s: int, e: int) -> Iterable[Span]:
     return ((start, end, "named-secret"),)
 
 
-VALUE_RULE = Rule("named-secret", ("value", "Value", "VALUE"), _named_value)
+VALUE_RULE = Rule("named-secret", ("value", "Value", "VALUE", "default"), _named_value)

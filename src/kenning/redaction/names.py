@@ -52,7 +52,31 @@ _LOOKUP_KEYS = frozenset({"sort", "primary", "foreign", "cache", "partition", "l
                           "param", "setting", "config", "registry", "env", "cursor", "page", "next",
                           "prev", "last", "first", "min", "max", "start", "end", "api_version", "i", "k"})
 # The last word of a name that only describes a secret.
-META = frozenset(["name", "names", "id", "ids", "uid", "guid", "uuid", "arn", "arns", "url", "uri", "urls", "uris", "endpoint", "endpoints", "host", "hostname", "hosts", "domain", "server", "port", "path", "paths", "file", "filename", "files", "dir", "directory", "folder", "location", "loc", "type", "types", "kind", "mode", "method", "scheme", "format", "fmt", "algorithm", "algo", "alg", "length", "len", "size", "count", "max", "min", "limit", "limits", "ttl", "expiry", "expires", "expiration", "expire", "expiresin", "lifetime", "age", "header", "headers", "field", "fields", "param", "params", "parameter", "prefix", "suffix", "env", "var", "vars", "variable", "variables", "ref", "refs", "reference", "version", "versions", "policy", "rotation", "provider", "providers", "manager", "store", "holder", "placeholder", "hint", "label", "labels", "description", "desc", "help", "regex", "pattern", "enabled", "required", "disabled", "enable", "disable", "flag", "flags", "usage", "hash", "hashed", "digest", "checksum", "sha", "md5", "index", "idx", "number", "num", "status", "state", "error", "errors", "message", "msg", "template", "class", "cls", "schema", "option", "options", "opts", "input", "output", "prompt", "text", "title", "link", "button", "form", "page", "view", "route", "handler", "callback", "factory", "builder", "validator", "generator", "parser", "helper", "util", "utils", "test", "tests", "spec", "mock", "fixture", "example", "sample", "dummy", "fake", "rule", "rules", "strategy", "level", "scope", "scopes", "audience", "issuer", "payload", "at", "on", "by", "date", "time", "created", "updated", "timestamp", "ts", "exp", "iat", "nbf", "source", "src", "location", "region", "zone", "account", "owner", "user", "username", "login", "email", "mail", "principal", "role", "group", "org", "project", "tenant", "subscription", "client", "app", "application", "service", "bucket", "table", "queue", "topic", "channel", "cache", "bytes", "bits", "rounds", "iterations", "cost", "factor", "strength", "policy", "hint", "command", "cmd", "script", "arg", "args", "argv", "env_var", "envvar", "map", "list", "dict", "set", "keys", "values", "enc", "encoding", "charset", "color", "colour", "width", "height", "visible", "visibility", "hidden", "toggle", "show", "hide", "icon", "input", "field", "placeholder", "address", "addresses", "addr", "contract"])
+META = frozenset({
+    "name", "names", "id", "ids", "uid", "guid", "uuid", "arn", "arns", "url", "uri", "urls", "uris", "endpoint",
+    "endpoints", "host", "hostname", "hosts", "domain", "server", "port", "path", "paths", "file", "filename",
+    "files", "dir", "directory", "folder", "location", "loc", "type", "types", "kind", "mode", "method", "scheme",
+    "format", "fmt", "algorithm", "algo", "alg", "length", "len", "size", "count", "max", "min", "limit", "limits",
+    "ttl", "expiry", "expires", "expiration", "expire", "expiresin", "lifetime", "age", "header", "headers",
+    "field", "fields", "param", "params", "parameter", "prefix", "suffix", "env", "var", "vars", "variable",
+    "variables", "ref", "refs", "reference", "version", "versions", "policy", "rotation", "provider", "providers",
+    "manager", "store", "holder", "placeholder", "hint", "label", "labels", "description", "desc", "help", "regex",
+    "pattern", "enabled", "required", "disabled", "enable", "disable", "flag", "flags", "usage", "hash", "hashed",
+    "digest", "checksum", "sha", "md5", "index", "idx", "number", "num", "status", "state", "error", "errors",
+    "message", "msg", "template", "class", "cls", "schema", "option", "options", "opts", "input", "output",
+    "prompt", "text", "title", "link", "button", "form", "page", "view", "route", "handler", "callback", "factory",
+    "builder", "validator", "generator", "parser", "helper", "util", "utils", "test", "tests", "spec", "mock",
+    "fixture", "example", "sample", "dummy", "fake", "rule", "rules", "strategy", "level", "scope", "scopes",
+    "audience", "issuer", "payload", "at", "on", "by", "date", "time", "created", "updated", "timestamp", "ts",
+    "exp", "iat", "nbf", "source", "src", "region", "zone", "account", "owner", "user", "username", "login",
+    "email", "mail", "principal", "role", "group", "org", "project", "tenant", "subscription", "client", "app",
+    "application", "service", "bucket", "table", "queue", "topic", "channel", "cache", "bytes", "bits", "rounds",
+    "iterations", "cost", "factor", "strength", "command", "cmd", "script", "arg", "args", "argv", "env_var",
+    "envvar", "map", "list", "dict", "set", "keys", "values", "enc", "encoding", "charset", "color", "colour",
+    "width", "height", "visible", "visibility", "hidden", "toggle", "show", "hide", "icon", "address", "addresses",
+    "addr", "contract", "hasher", "hashers", "encoder", "encoders", "complexity", "history", "reset", "lockout",
+    "attempts", "retries", "protected", "protection", "managers", "stores",
+})
 # In front of a secret word: a token that grants nothing (pagination, anti-forgery, OAuth state).
 _HARMLESS = frozenset({"page", "next", "prev", "previous", "continuation", "cursor", "pagination", "sync", "resume",
                        "csrf", "xsrf", "forgery", "nonce", "state", "cancel", "cancellation", "lexer", "parser"})

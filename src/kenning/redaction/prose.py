@@ -22,9 +22,24 @@ from kenning.redaction.engine import Rule, Span, starts_word, variants
 from kenning.redaction.names import SECRET_WORDS, Strength, strength
 
 # Words that may qualify "key"/"token" in a sentence: "api key", "access token", "license key".
-_QUALIFIERS = frozenset(["api", "access", "secret", "private", "client", "app", "auth", "license", "signing", "master", "encryption", "account", "service", "admin", "deploy", "storage", "webhook", "bot", "personal", "refresh", "session", "bearer", "root", "db", "database", "wifi", "sdk", "ingest", "write", "read", "server", "consumer", "integration", "application", "project", "org", "organization", "team", "user", "upload", "publish", "registry", "npm", "pypi", "github", "gitlab", "slack", "stripe", "aws", "azure", "gcp", "openai", "anthropic", "heroku", "datadog", "sentry", "cloudflare", "twilio", "sendgrid", "mailgun", "shopify", "vault", "doppler", "ci", "deployment"])
-_DIRECT = frozenset(["is", "was", "=", ":", "-", "->", "=>", "→", "here", "here's", "now", "set", "to", "value", "the", "new", "old", "my", "our", "your", "this", "its", "it's", "as", "be", "are", "becomes", "became"])
-_HASHY = frozenset(["commit", "commits", "sha", "sha1", "sha256", "hash", "hashes", "digest", "checksum", "rev", "revision", "build", "version", "id", "ids", "uuid", "etag", "fix", "fixed", "merged", "landed", "pr", "branch", "tag", "release", "ref", "count", "counts"])
+_QUALIFIERS = frozenset({
+    "api", "access", "secret", "private", "client", "app", "auth", "license", "signing", "master", "encryption",
+    "account", "service", "admin", "deploy", "storage", "webhook", "bot", "personal", "refresh", "session",
+    "bearer", "root", "db", "database", "wifi", "sdk", "ingest", "write", "read", "server", "consumer",
+    "integration", "application", "project", "org", "organization", "team", "user", "upload", "publish", "registry",
+    "npm", "pypi", "github", "gitlab", "slack", "stripe", "aws", "azure", "gcp", "openai", "anthropic", "heroku",
+    "datadog", "sentry", "cloudflare", "twilio", "sendgrid", "mailgun", "shopify", "vault", "doppler", "ci",
+    "deployment",
+})
+_DIRECT = frozenset({
+    "is", "was", "=", ":", "-", "->", "=>", "→", "here", "here's", "now", "set", "to", "value", "the", "new", "old",
+    "my", "our", "your", "this", "its", "it's", "as", "be", "are", "becomes", "became",
+})
+_HASHY = frozenset({
+    "commit", "commits", "sha", "sha1", "sha256", "hash", "hashes", "digest", "checksum", "rev", "revision",
+    "build", "version", "id", "ids", "uuid", "etag", "fix", "fixed", "merged", "landed", "pr", "branch", "tag",
+    "release", "ref", "count", "counts",
+})
 _ASSIGNED = re.compile(r"""(?:\\*["'])?[ \t]*(?:[:=]|=>)""")
 _CLAUSE_END = re.compile(r"[.!?](?:\s|$)")
 _STRIP = "\"'`()[]<>{},;:*\\"
@@ -284,16 +299,18 @@ _PW_FLAG = re.compile(
     r"""(?:^|[ \t])(?P<flag>-p|-P|-a|-w|--pass|-storepass|-keypass|-srcstorepass|-deststorepass|-passin|-passout|-pass|-k)"""
     r"""(?P<sep>[ \t]+|(?=\S))(?:pass:|env:|file:|fd:|stdin)?(?P<q>["']?)(?P<val>[^\s"']+)(?P=q)""")
 _GLUED_ONLY = ("mysql", "mysqldump", "mysqladmin", "mariadb", "mysqlimport", "mysqlshow", "mysqlcheck", "7z", "7za")
-_PW_COMMANDS = ("sshpass", "login", "twine", "mongosh", "mongo", "zip", "unzip", "sqlcmd", "redis-cli",
-                "keytool", "openssl", "ldapsearch", "ldapadd", "ldapmodify", "ldapwhoami", "smbclient",
-                "rar", "unrar", "bcp", *_GLUED_ONLY)
+_PW_COMMANDS = (
+    "sshpass", "login", "twine", "psexec", "PsExec", "PSEXEC", "psexec.exe", "PsExec.exe", "PSEXEC.EXE", "mongosh",
+    "mongo", "zip", "unzip", "sqlcmd", "redis-cli", "keytool", "openssl", "ldapsearch", "ldapadd", "ldapmodify",
+    "ldapwhoami", "smbclient", "rar", "unrar", "bcp", *_GLUED_ONLY,
+)
 
 
 def _password_flag(text: str, s: int, e: int) -> Iterable[Span]:
     # A command: the name, then a space and more words (zip(...) in code is not one).
     if text[e:e + 1] != " " or not starts_word(text, s) or "-" not in text[e:e + 80]:
         return ()
-    cmd = text[s:e]
+    cmd = text[s:e].lower().removesuffix(".exe")
     m_end = _CMD_END.search(text, e, min(len(text), e + 400))
     stop = m_end.start() if m_end else min(len(text), e + 400)
     for m in _PW_FLAG.finditer(text, e, stop):
@@ -368,4 +385,18 @@ def _netrc(text: str, s: int, e: int) -> Iterable[Span]:
 
 NETRC_RULE = Rule("netrc-password", ("machine", "default"), _netrc)
 
-RULES = [PROSE_RULE, BEARER_RULE, URL_RULE, PASSWORD_FLAG_RULE, CURL_USER_RULE, STDIN_RULE, NETRC_RULE]
+_POSITIONAL = re.compile(r"[ \t]+(?:-[\w-]+(?:=\S+)?[ \t]+)*([A-Za-z0-9+/=._-]{20,200})(?=[ \t]*(?:$|\r?\n|\\n|[;&|]))")
+
+
+def _positional(text: str, s: int, e: int) -> Iterable[Span]:
+    """The secret a command takes as its argument: ``vault operator unseal <key>``, ``vault login
+    <token>``."""
+    m = _POSITIONAL.match(text, e, e + 300)
+    if m is None or not (v.random_like(m.group(1)) or v.base64_like(m.group(1))) or v.not_a_value(m.group(1)):
+        return ()
+    return ((m.start(1), m.end(1), "command-secret"),)
+
+
+POSITIONAL_RULE = Rule("command-secret", ("operator unseal", "vault login"), _positional)
+
+RULES = [PROSE_RULE, BEARER_RULE, URL_RULE, PASSWORD_FLAG_RULE, CURL_USER_RULE, STDIN_RULE, NETRC_RULE, POSITIONAL_RULE]

@@ -49,6 +49,7 @@ _TEMPLATE = re.compile(
       | \{%.*%\}                 # {% tag %}
       | \{[A-Za-z_][A-Za-z0-9_.]*\}  # {name}
       | <[^<>]*>                 # <your-token>
+      | &lt;.*&gt;               # &lt;your-token&gt; (HTML-escaped)
       | \[[A-Za-z _-]*\]         # [REDACTED], [secret], [token]
       | @[A-Za-z_][\w.]*@        # @TOKEN@
       | __[A-Za-z_]+__           # __TOKEN__
@@ -61,7 +62,17 @@ _TEMPLATE = re.compile(
 # Shell and template variables inside a value: ${VAR}, ${VAR:-x}, $(cmd), $VAR, $var.field.
 _SHELL_VAR = re.compile(r"(?<![A-Za-z0-9_])(?:\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_]\w*)*)")
 _FILLER_WORDS = frozenset(
-    ["changeme", "change_me", "changeit", "replaceme", "replace_me", "replace-me", "placeholder", "example", "examples", "sample", "dummy", "fake", "test", "testing", "tests", "todo", "tbd", "fixme", "none", "null", "nil", "undefined", "true", "false", "yes", "no", "on", "off", "secret", "secrets", "password", "passwd", "pass", "pwd", "token", "tokens", "key", "keys", "apikey", "api_key", "api-key", "value", "your_token", "your_key", "your_api_key", "your-api-key", "your_secret", "your_password", "mytoken", "mysecret", "mypassword", "required", "optional", "string", "str", "int", "bool", "boolean", "bytes", "number", "integer", "any", "object", "default", "empty", "redacted", "masked", "hidden", "omitted", "removed", "censored", "foo", "bar", "baz", "qux", "foobar", "hello", "world", "abc", "abc123", "insert_here", "enter_here", "here", "xxx", "yyy", "zzz", "admin", "root", "user", "username", "guest", "demo"]
+    [
+        "changeme", "change_me", "changeit", "replaceme", "replace_me", "replace-me", "placeholder", "example",
+        "examples", "sample", "dummy", "fake", "test", "testing", "tests", "todo", "tbd", "fixme", "none", "null",
+        "nil", "undefined", "true", "false", "yes", "no", "on", "off", "secret", "secrets", "password", "passwd",
+        "pass", "pwd", "token", "tokens", "key", "keys", "apikey", "api_key", "api-key", "value", "your_token",
+        "your_key", "your_api_key", "your-api-key", "your_secret", "your_password", "mytoken", "mysecret",
+        "mypassword", "required", "optional", "string", "str", "int", "bool", "boolean", "bytes", "number",
+        "integer", "any", "object", "default", "empty", "redacted", "masked", "hidden", "omitted", "removed",
+        "censored", "foo", "bar", "baz", "qux", "foobar", "hello", "world", "abc", "abc123", "insert_here",
+        "enter_here", "here", "xxx", "yyy", "zzz", "admin", "root", "user", "username", "guest", "demo",
+    ]
 )
 # Reads of a value from somewhere else: code, not a secret.
 _REFERENCE = re.compile(
@@ -78,6 +89,8 @@ _PATHISH = re.compile(r"^(?:~|\.{1,2}|\$[A-Z_]+|[A-Za-z]:)?[\\/]|^[\w.-]+(?:[\\/
 _FILE = re.compile(r"^[\w.-]+\.(?:json|ya?ml|toml|ini|env|cfg|conf|txt|pem|key|crt|cer|p12|pfx|jks|pub|asc|gpg|"
                    r"der|csr|js|ts|py|rb|go|sh|md|xml|properties|secret|secrets|log|db|sqlite)$", re.IGNORECASE)
 _URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s]*$")
+# An ARN, a CSS selector or anchor, a MIME type: names of things, not values.
+_NOT_VALUE = re.compile(r"arn:aws[\w-]*:|[#.][A-Za-z][\w-]*$|(?:application|text|image)/[\w.+-]+$")
 _SCP_REMOTE = re.compile(r"[\w.-]+@[\w-]+(?:\.[\w-]+)+:[\w./~-]+")
 _URL_CREDS = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^/\s@]*:[^/\s@]+@")
 _TYPE = re.compile(r"^(?:Optional|Union|List|Dict|Literal|SecretStr|Secret|str|string|String|bytes|int|"
@@ -103,10 +116,13 @@ def low_diversity(value: str) -> bool:
         return True
     if _REPEAT.search(core) or _FILLER_RUN.search(core):
         return True
-    # An alphabet walk that is most of the value (a real random token may hold a short one).
+    # An alphabet walk that is most of the value (a real random token may hold a short one), or
+    # a whole alphabet spelled out (a constant in code: "ABC…XYZabc…xyz0123456789").
     lowered = core.lower()
     walks = ("abcdefgh", "12345678", "qwertyui", "01234567", "98765432", "0123456789abcdef")
-    return any(w in lowered for w in walks) and len(core) <= 24
+    if any(w in lowered for w in walks) and len(core) <= 24:
+        return True
+    return "abcdefghijklm" in lowered or "0123456789" in lowered or "nopqrstuvwxyz" in lowered
 
 
 def placeholder(value: str) -> bool:
@@ -116,6 +132,8 @@ def placeholder(value: str) -> bool:
         return True
     if _TEMPLATE.match(v):
         return True
+    if v.startswith(("$(", "${", "`")):
+        return True  # a shell expansion (cut at a space: "$($(dirname $0)/bin/get-setting …)")
     if "$" in v:
         # Made of variables and a little literal text ("${HOST}:${PORT}", "Bearer $TOKEN"), not
         # a random value that happens to hold a '$' (Django keys often do).
@@ -286,4 +304,4 @@ def not_a_value(value: str) -> bool:
         if decoded != v:
             return not_a_value(decoded)
     return (placeholder(v) or reference(v) or url_like(v) or bool(_EMAIL.fullmatch(v)) or number_like(v)
-            or path_like(v))
+            or path_like(v) or bool(_NOT_VALUE.match(v)))

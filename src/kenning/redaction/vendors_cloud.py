@@ -51,7 +51,7 @@ def _telegram_start(text: str, s: int) -> int:
     return a
 
 
-_TELEGRAM = re.compile(r"\d{5,16}:A[A-Za-z0-9_-]{34}" + ED)
+_TELEGRAM = re.compile(r"\d{5,16}:A[A-Za-z0-9_-]{32,36}" + ED)
 
 
 def _telegram(text: str, s: int, _e: int) -> Iterable[Span]:
