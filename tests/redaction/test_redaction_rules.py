@@ -170,6 +170,34 @@ def test_secrets_in_sentences(tok: Tokens) -> None:
         assert_masked(text.format(s=secret), secret)
 
 
+def test_secrets_handed_over_without_a_secret_word(tok: Tokens) -> None:
+    """Context-only secrets in prose: no name says "password" or "token", the sentence says how
+    the value was given (a provider's one-time display, a colleague handing it over)."""
+    symbols = "!#%&*@^~-"
+    for text, secret in [
+        ("Artifactory just handed us one: {s} and I saved it in 1password", tok(B62, 28)),
+        ("copy it now: {s}", tok(URL, 40)),
+        ("{s} <- this is what the console showed, and it says I can't see it again", tok(B62, 20) + "9a"),
+        ("the wizard generated: {s}", "Q" + tok(B62 + symbols, 13) + "z7!"),
+        ("Here it is = {s}", tok(B62, 16) + "Zq3"),
+        ("our admin sent me this one: {s}. Rotate it after the demo", "M" + tok(B62 + symbols, 11) + "k2#"),
+        ("{s} (shown once, per the Grafana page)", tok(HEX, 32)),
+    ]:
+        assert_masked(text.format(s=secret), secret)
+
+
+def test_handover_phrases_keep_ordinary_values(tok: Tokens) -> None:
+    for text in (f"docker gave me this: sha256:{tok(HEX, 64)}", "the linter gave me: ERR_PNPM_OUTDATED_LOCKFILE",
+                 "It generated: build-2024-12-01-a8f3 and src/gen/api_client.py",
+                 "Prisma generated: PrismaClient v5.2.0", "Here you go: MyComponent.tsx",
+                 f"git gave me this commit: {tok(HEX, 40)}", "That gave me the idea: refactor parseConfig into two",
+                 "I copied it somewhere safe: ~/.config/app/creds.json",
+                 f"cargo generated: target/debug/deps/libserde-{tok(HEX, 16)}.rlib",
+                 "copy it now, the page is https://github.com/settings/tokens?type=beta",
+                 f"It gave me a new id: {tok(B62, 20)}", "the job generated 12 files: report_2026-12-01.csv, …"):
+        assert_kept(text)
+
+
 def test_commands_that_print_a_named_secret(tok: Tokens) -> None:
     for command in ("$ printenv STRIPE_API_KEY", "$ kubectl get secret db -o jsonpath='{.data.password}'",
                     "$ gcloud secrets versions access latest --secret=db-password",
@@ -287,6 +315,7 @@ def test_published_example_keys_are_redacted_like_any_key() -> None:
     "password = " * 20_000, "token " * 50_000, "key," * 50_000, "a,key\n" * 20_000, "token:\n" * 50_000,
     "sshpass -p " * 20_000, "kind: Secret\ndata:\n" * 20_000, "- name: TOKEN\n  value: x\n" * 10_000,
     "http://" * 40_000, "eyJ." * 50_000, " -u a:b" * 30_000, ".pgpass\n" * 30_000, "ghp_" * 50_000,
+    "copy it now " * 30_000, "gave me: " * 30_000, "shown once Sunset42! " * 15_000,
 ])
 def test_bait_comes_back_in_linear_time(bait: str) -> None:
     """Many needles and nothing to mask: every rule bounds its look-around (a quadratic rule

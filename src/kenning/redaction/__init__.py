@@ -6,7 +6,8 @@ Aho-Corasick pass over the text (``engine``):
 
 - tokens with a distinctive prefix (``vendors_*``: 200+ formats of 100+ providers),
 - values next to a secret-sounding name, in any syntax (``assign``) and secrets in sentences,
-  URLs and commands (``prose``),
+  URLs and commands (``prose``), and values handed over in a sentence with no secret word
+  (``handover``),
 - multi-line blocks: private keys, a Kubernetes Secret's data (``blocks``).
 
 Whether a value next to a name is a secret is decided by the name's words (``names``) and the
@@ -19,14 +20,14 @@ rather than strings). Their published rule sets are where the formats were learn
 
 from __future__ import annotations
 
-from kenning.redaction import assign, blocks, prose, vendors_cloud, vendors_dev, vendors_saas
+from kenning.redaction import assign, blocks, handover, prose, vendors_cloud, vendors_dev, vendors_saas
 from kenning.redaction.engine import Rule, Scanner, Span, merge
 
 MASK = "[secret]"
 
 RULES: list[Rule] = [
     *vendors_cloud.RULES, *vendors_dev.RULES, *vendors_saas.RULES, *blocks.RULES,
-    assign.NAME_RULE, assign.VALUE_RULE, *prose.RULES,
+    assign.NAME_RULE, assign.VALUE_RULE, *prose.RULES, *handover.RULES,
 ]
 _SCANNER = Scanner(RULES)
 
