@@ -170,6 +170,18 @@ def test_secrets_in_sentences(tok: Tokens) -> None:
         assert_masked(text.format(s=secret), secret)
 
 
+def test_a_token_cut_off_is_still_masked(tok: Tokens) -> None:
+    """Text that was shortened before it was redacted (what earlier versions stored) ends in a
+    piece of a token: too short for its format, still a secret."""
+    for prefix, alphabet in (("ghp_", B62), ("sk-ant-api03-", URL), ("xoxb-", B62), ("sk_live_", B62), ("glpat-", URL)):
+        piece = prefix + tok(alphabet, 9)
+        assert redact(f"use token {piece}…") == f"use token {MASK}…"
+        assert redact(f"curl -H 'x: {piece}...' done") == f"curl -H 'x: {MASK}...' done"
+    for text in ("install sk-learn…", "the ghp_ prefix…", "see AKIA…", "npm_config_cache...", "xoxb-12345678…",
+                 f"short ghp_{tok(B62, 4)}… piece", "keys look like sk_live_xxxxxxxx…"):
+        assert_kept(text)
+
+
 def test_secrets_handed_over_without_a_secret_word(tok: Tokens) -> None:
     """Context-only secrets in prose: no name says "password" or "token", the sentence says how
     the value was given (a provider's one-time display, a colleague handing it over)."""

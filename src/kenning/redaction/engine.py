@@ -211,6 +211,13 @@ def token_rule(label: str, pattern: str, needles: Sequence[str], *, group: int =
                     where = joined[1]
                     span = (where[jm.start(group)], where[jm.end(group) - 1] + 1)
                     value = jm.group(group)
+        if span is None:
+            # A token cut off where text was shortened (an ellipsis follows it): too short for
+            # its pattern, still a piece of a secret. Earlier versions cut before they redacted;
+            # their stores hold such pieces until the migration masks them.
+            cut = _cut_token(text, start, needles)
+            if cut is not None:
+                return [(start, cut, label)]
         if span is None or not value:
             return []
         if low_diversity(value[len(_needle_at(value, needles)):]):
@@ -220,6 +227,24 @@ def token_rule(label: str, pattern: str, needles: Sequence[str], *, group: int =
         return [(span[0], span[1], label)]
 
     return Rule(label, tuple(needles), find, prefixed=True)
+
+
+_CUT_MARKS = ("…", "...", "[…]", "[...]")
+
+
+def _cut_token(text: str, start: int, needles: Sequence[str]) -> int | None:
+    """Where a prefixed token that starts at ``start`` was cut off, or None: its run of token
+    characters ends at a cut mark (``…``), holds 6+ characters after its prefix, and is not a
+    word or a placeholder. (A text that simply ends is not taken for a cut: public keys and
+    hashes end lines too.)"""
+    end = run_end(text, start)
+    if not text.startswith(_CUT_MARKS, end):
+        return None
+    needle = _needle_at(text[start:end], needles)
+    rest = text[start + len(needle):end]
+    if not needle or len(rest) < 6 or low_diversity(rest) or identifier_like(rest) and not random_like(rest):
+        return None
+    return end
 
 
 def _needle_at(value: str, needles: Sequence[str]) -> str:
