@@ -220,7 +220,7 @@ def token_rule(label: str, pattern: str, needles: Sequence[str], *, group: int =
                 return [(start, cut, label)]
         if span is None or not value:
             return []
-        if low_diversity(value[len(_needle_at(value, needles)):]):
+        if low_diversity(value[len(_needle_at(value, needles)):], alphabets=False):
             return []
         if check is not None and not check(value):
             return []
