@@ -54,6 +54,7 @@ async def test_every_listed_tool_answers_over_stdio(tmp_path: Path, kenning_home
             "get": {"key": "deploy.target"},
             "wake_up": {},
             "memory_health": {},
+            "memory_report": {},
             "memory_index": {"for": "automation"},
             "place_memory": {"ref": ref, "decision": "no-agent-runs"},
         }

@@ -15,6 +15,23 @@ ROLES = ("user", "assistant", "tool", "summary")
 class ToolCall:
     name: str
     summary: str  # a short, human-readable form of the input (command, path, pattern)
+    # Memory refs anywhere in the whole input (``remember(used=[…])``, a ref in a command): the
+    # memory report counts them as citations, and the summary keeps only one field of the input.
+    refs: tuple[str, ...] = ()
+
+
+def refs_of(value: Any) -> tuple[str, ...]:
+    """The memory refs (``m:`` + 8 hex) anywhere in a tool call's input, each once."""
+    from kenning.refscan import refs_in
+
+    if isinstance(value, str):
+        return tuple(refs_in(value))
+    try:
+        import json
+
+        return tuple(refs_in(json.dumps(value, ensure_ascii=False)))
+    except (TypeError, ValueError):
+        return ()
 
 
 @dataclass(frozen=True)

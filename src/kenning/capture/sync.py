@@ -158,7 +158,8 @@ def _rows(events: list[Event], projects: _Projects, settings: Settings, summary:
                                        RULES_VERSION))
         if text.strip() and ev.role != "tool":
             previous[ev.session] = text
-        calls = [{"name": c.name, "input": head(c.summary, CALL_SUMMARY_LIMIT)} for c in ev.tool_calls]
+        calls = [{"name": c.name, "input": head(c.summary, CALL_SUMMARY_LIMIT), **({"refs": " ".join(c.refs)} if c.refs else {})}
+                 for c in ev.tool_calls]  # fmt: skip
         turns.append(TurnRow(ev.session, ev.uid, ev.role, text, ev.time, calls, list(ev.files), ev.subagent,
                              project, ev.tool, chunks))
     rows = [CapturedSession(sid, ws, tool, project, name, cwd, branch, first.get(sid, last), last)

@@ -132,6 +132,7 @@ ROOT: list[Entry] = [
     Entry("recall", "kenning.cli.memory:recall_cmd", "Search memory for a task, in your own words.", MEMORY),
     Entry("get", "kenning.cli.memory:get_cmd", "Show memories by ref, with reason, citation, status, history and evidence.", MEMORY),
     Entry("eval", "kenning.cli.evaluate:eval_cmd", "Measure recall: recall@5 and MRR per question kind.", MEMORY),
+    Entry("report", "kenning.cli.report:report_cmd", "Does memory help? The memory report, from the hooks' records and captured transcripts.", MEMORY),
     Entry("index", "kenning.cli.index:index_cmd", "The memory index: up to 12 lines, one memory each with its ref, for an AI that runs without a task (an automation, an in-app agent).", MEMORY),
     Entry("memory", "", "List, curate and look after memories.", MEMORY, group=MEMORY_GROUP),
     Entry("sessions", "", "Captured agent sessions: capture them, search them, pick up where they stopped.", SESSIONS, group=SESSIONS_GROUP),

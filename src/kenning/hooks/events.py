@@ -6,6 +6,8 @@ payload that is not a JSON object gives no event (the hook then stays silent).
 
 from __future__ import annotations
 
+from kenning.toolnames import call_kind
+
 TOOLS = ("claude-code", "codex", "gemini")
 ALIASES = {"gemini-cli": "gemini", "claude": "claude-code"}
 
@@ -19,9 +21,6 @@ KINDS = {
 # ``decision: deny``), and the model reads the reason before it issues the call again.
 LESSONS_ON = {"claude-code": "pre_tool", "codex": "pre_tool", "gemini": "pre_tool"}
 
-SHELL_TOOLS = {"bash", "shell", "exec_command", "local_shell", "run_shell_command", "shell_command", "container.exec"}
-READ_TOOLS = {"read", "read_file", "read_many_files", "view"}
-EDIT_TOOLS = {"edit", "multiedit", "write", "notebookedit", "apply_patch", "write_file", "replace", "edit_file"}
 PATCH_MARKS = ("*** Update File: ", "*** Add File: ", "*** Delete File: ")
 # Prompts and replies are kept this long at most; whatever is stored of them is redacted from
 # this whole text and cut only after (kenning.redacted.head), so this cut stays far beyond it.
@@ -91,24 +90,6 @@ def _paths(name: str, tool_input: dict[str, object]) -> tuple[str, ...]:
         found.extend(line[len(mark):].strip() for line in patch.splitlines()
                      for mark in PATCH_MARKS if line.startswith(mark))  # fmt: skip
     return tuple(found)
-
-
-def call_kind(tool_name: str) -> str:
-    lowered = tool_name.lower()
-    if lowered in SHELL_TOOLS:
-        return "shell"
-    if lowered in READ_TOOLS:
-        return "read"
-    if lowered in EDIT_TOOLS:
-        return "edit"
-    # Claude Code and Codex: mcp__kenning__recall (plugins: mcp__plugin_<p>_kenning__recall);
-    # Gemini CLI: mcp_kenning_recall. Plain string tests: ``re`` is not imported on this path.
-    if lowered.startswith("mcp_") and (lowered.endswith("kenning__recall") or lowered.endswith("_kenning_recall")):
-        return "recall"
-    if lowered.startswith("mcp_") and (lowered.endswith("kenning__memory_index")
-                                       or lowered.endswith("_kenning_memory_index")):  # fmt: skip
-        return "index"
-    return ""
 
 
 def normalise(tool: str, argv_event: str, payload: object) -> HookEvent | None:

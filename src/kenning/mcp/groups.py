@@ -21,7 +21,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "decisions": ("record_decision", "decision_record"),
     "work": ("get_agent_run", "log_progress", "set_goal", "handoff"),
     "graph": ("kg_query", "kg_add", "kg_timeline", "diary_write", "diary_read", "set", "get"),
-    "health": ("memory_health",),
+    "health": ("memory_health", "memory_report"),
     "index": ("memory_index", "place_memory"),
 }
 DEFAULT: tuple[str, ...] = (CORE,)

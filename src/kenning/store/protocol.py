@@ -106,10 +106,12 @@ class MemoryFilter:
     pinned: bool = False
     # Only memories a session used at or after this time (``last_used_at``).
     used_since: datetime | None = None
+    # Only memories written at or after this time.
+    created_since: datetime | None = None
 
 
 # Columns a listing may be counted by (``MemoryStore.facet_counts``).
-FACETS = ("kind", "status", "origin", "origin_tool")
+FACETS = ("kind", "status", "origin", "origin_tool", "citation")
 
 
 @dataclass(frozen=True)
@@ -169,6 +171,9 @@ class MemoryStore(Protocol):
     def add_use(self, use: UseRow) -> None: ...
     def uses(self, ref: str) -> list[UseRow]: ...
     def uses_in_session(self, session: str) -> list[UseRow]: ...
+    def uses_since(self, workspace: str, since: datetime, until: datetime | None = None) -> list[UseRow]:
+        """Every use of a memory of ``workspace`` recorded from ``since`` (to ``until``), oldest first."""
+        ...
 
     # placements: where a person decided a memory goes
     def add_placement(self, placement: Placement) -> bool:

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from kenning.capture.events import Event, ReadResult, SourceFile, ToolCall, text_of
+from kenning.capture.events import Event, ReadResult, SourceFile, ToolCall, refs_of, text_of
 from kenning.capture.sources.jsonl import read_appended
 
 TOOL = "claude-code"
@@ -93,7 +93,7 @@ def _tool_call(block: dict[str, Any]) -> tuple[ToolCall, list[str]]:
     edits = data.get("edits")
     if isinstance(edits, list):
         files += [e["file_path"] for e in edits if isinstance(e, dict) and isinstance(e.get("file_path"), str)]
-    return ToolCall(name, summary), files
+    return ToolCall(name, summary, refs_of(raw)), files
 
 
 def _queued_key(text: str) -> str:

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from kenning.capture.events import Event, ReadResult, SourceFile, ToolCall, text_of
+from kenning.capture.events import Event, ReadResult, SourceFile, ToolCall, refs_of, text_of
 from kenning.capture.sources.jsonl import read_appended
 
 TOOL = "codex"
@@ -62,7 +62,7 @@ def _call(payload: dict[str, Any]) -> tuple[ToolCall, list[str]]:
                 files.append(args["path"])
         else:
             summary = text_of(raw.splitlines()[0] if raw else "")
-    return ToolCall(name, summary), files
+    return ToolCall(name, summary, refs_of(raw)), files
 
 
 def parse(records: list[tuple[int, dict[str, Any]]], path: Path, context: dict[str, Any]) -> list[Event]:

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from kenning.capture.events import Event, ReadResult, SourceFile, ToolCall, text_of
+from kenning.capture.events import Event, ReadResult, SourceFile, ToolCall, refs_of, text_of
 from kenning.capture.sources.jsonl import iter_all
 
 TOOL = "gemini"
@@ -122,7 +122,7 @@ def read(source: SourceFile, offset: int, context: dict[str, Any]) -> ReadResult
                 args: dict[str, Any] = raw if isinstance(raw, dict) else {}
                 summary = next((text_of(args[k]) for k in ("command", *_FILE_KEYS, "pattern", "query")
                                 if isinstance(args.get(k), str)), "")
-                calls.append(ToolCall(str(call.get("name", "")), summary))
+                calls.append(ToolCall(str(call.get("name", "")), summary, refs_of(args)))
                 files += [args[k] for k in _FILE_KEYS if isinstance(args.get(k), str)]
             text = _content(msg.get("content")).strip()
             if text or calls:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from kenning.capture.events import Event, ReadResult, SourceFile, ToolCall, text_of
+from kenning.capture.events import Event, ReadResult, SourceFile, ToolCall, refs_of, text_of
 
 TOOL = "opencode"
 
@@ -115,7 +115,8 @@ def read(source: SourceFile, offset: int, context: dict[str, Any]) -> ReadResult
                 state: dict[str, Any] = raw_state if isinstance(raw_state, dict) else {}
                 raw_args = state.get("input")
                 args: dict[str, Any] = raw_args if isinstance(raw_args, dict) else {}
-                calls.append(ToolCall(str(part.get("tool", "")), text_of(args.get("command") or args.get("filePath") or "")))
+                calls.append(ToolCall(str(part.get("tool", "")), text_of(args.get("command") or args.get("filePath") or ""),
+                                      refs_of(args)))
                 if isinstance(args.get("filePath"), str):
                     files.append(args["filePath"])
         text = "\n".join(texts).strip()

@@ -1,5 +1,6 @@
 """What memory is given where: the memory index (``memory_index``), a person's decisions on
-where a memory goes (``place_memory``), and whether memory helps (``memory_report``).
+where a memory goes (``place_memory``). Whether memory helps is ``memory_report``
+(:mod:`kenning.mcp.tools.report`).
 
 None of these is needed in every session, so they sit in an opt-in tool group."""
 

@@ -333,6 +333,9 @@ class SqliteMemoryStore:
         if flt.used_since is not None:
             clauses.append(f"{p}last_used_at >= ?")
             params.append(to_iso(flt.used_since))
+        if flt.created_since is not None:
+            clauses.append(f"{p}created_at >= ?")
+            params.append(to_iso(flt.created_since))
         return " AND ".join(clauses), params
 
     def find(
@@ -454,6 +457,12 @@ class SqliteMemoryStore:
         return self._uses(
             self.db.query("SELECT * FROM memory_uses WHERE session = ? ORDER BY at", (session,))
         )
+
+    def uses_since(self, workspace: str, since: datetime, until: datetime | None = None) -> list[UseRow]:
+        sql = ("SELECT u.* FROM memory_uses u JOIN memories m ON m.ref = u.ref WHERE m.workspace = ? AND u.at >= ?"
+               + (" AND u.at < ?" if until is not None else "") + " ORDER BY u.at, u.id")  # fmt: skip
+        params = [workspace, to_iso(since), *([to_iso(until)] if until is not None else [])]
+        return self._uses(self.db.query(sql, params))
 
     # -- placements ---------------------------------------------------------------------
     def add_placement(self, placement: Placement) -> bool:
