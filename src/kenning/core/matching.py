@@ -23,7 +23,8 @@ def cited_path(source_ref: str) -> str:
     drive = len(path) > 2 and path[0].isascii() and path[0].isalpha() and path[1] == ":" and path[2] in "\\/"
     if ":" in path and not drive:
         path = path.split(":", 1)[0]
-    path = path.replace("\\", "/").lstrip("./") if not path.startswith("/") else path.replace("\\", "/")
+    path = path.replace("\\", "/")
+    path = path if path.startswith("/") else _plain(path)
     return path if ("." in path.rsplit("/", 1)[-1] or "/" in path) else ""
 
 
@@ -41,6 +42,14 @@ def relative(path: str, root: str | None, cwd: str) -> str:
     return p.lstrip("/")
 
 
+def _plain(path: str) -> str:
+    """A relative path without its leading ``./`` (``lstrip("./")`` would also eat the dot of
+    ``.github/…``)."""
+    while path.startswith("./"):
+        path = path[2:]
+    return path.lstrip("/")
+
+
 def names_file(citation: str, rel: str) -> bool:
     if not citation or not rel:
         return False
@@ -48,14 +57,28 @@ def names_file(citation: str, rel: str) -> bool:
     return rel == cited or rel.endswith("/" + cited) or cited.endswith("/" + rel)
 
 
+def glob_forms(pattern: str) -> tuple[str, ...]:
+    """The fnmatch patterns a trigger glob stands for: ``**/`` also matches no folder at all
+    (``templates/**/*.html`` holds ``templates/base.html``, as in .gitignore), which fnmatch's
+    ``*`` alone does not give. At most three ``**/`` are expanded (2^3 forms)."""
+    parts = pattern.split("**/")
+    if len(parts) == 1 or len(parts) > 4:
+        return (pattern,)
+    forms = []
+    for mask in range(2 ** (len(parts) - 1)):
+        form = parts[0]
+        for i, part in enumerate(parts[1:]):
+            form += ("**/" if mask >> i & 1 else "") + part
+        forms.append(form)
+    return tuple(dict.fromkeys(forms))
+
+
 def glob_matches(pattern: str, path: str) -> bool:
-    """Match a repo-relative path against a glob where ``**`` spans folders."""
+    """Match a repo-relative path against a glob where ``**`` spans folders (none included)."""
     from fnmatch import fnmatchcase
 
-    path = path.lstrip("./")
-    if fnmatchcase(path, pattern):
-        return True
-    if pattern.startswith("**/") and fnmatchcase(path, pattern[3:]):
+    path = _plain(path)
+    if any(fnmatchcase(path, form) for form in glob_forms(pattern)):
         return True
     # A glob with no folder part matches the file name anywhere.
     return "/" not in pattern and fnmatchcase(path.rsplit("/", 1)[-1], pattern)
@@ -143,7 +166,41 @@ def shell_fires(pattern: str, command: str) -> bool:
     if len(prefix) >= 2 and prefix not in command:
         return False
     regex = shell_regex(pattern)
-    return regex is not _NEVER and regex.search(command) is not None  # type: ignore[attr-defined]
+    if regex is _NEVER:
+        return False
+    if regex.search(command) is not None:  # type: ignore[attr-defined]
+        return True
+    # Agents chain commands (`cd web && npm publish`): a trigger anchored to a command's start
+    # or end (`^npm publish`, `--dry-run$`) also fires on each simple command of the line: the
+    # line's simple commands, one per line, searched once in multi-line mode (``^``/``$`` at
+    # each line). An unanchored trigger already searched them all. Still linear.
+    if "^" not in pattern and "$" not in pattern:
+        return False
+    lines = simple_commands(command)
+    if "\n" not in lines and lines == command:
+        return False  # one simple command, already searched
+    per_line = shell_regex("(?m)" + pattern)
+    return per_line is not _NEVER and per_line.search(lines) is not None  # type: ignore[attr-defined]
+
+
+_split: list[tuple[str, str]] = []  # the last command split: a call tries every trigger on one command
+
+
+def simple_commands(command: str) -> str:
+    """The simple commands of a shell line, one per line: split at ``&&``, ``||``, ``;``,
+    ``|``, ``&`` and newlines, each without surrounding blanks or a leading ``(``/``{``. Quotes
+    are not parsed: a quoted operator splits too (``echo 'a; npm publish'`` fires
+    ``^npm publish``), rare in the commands agents run and a lesson too many rather than one
+    missed."""
+    if _split and _split[0][0] == command:
+        return _split[0][1]
+    text = command
+    for op in ("&&", "||", ";", "|", "&"):
+        text = text.replace(op, "\n")
+    parts = [part.strip().lstrip("({").lstrip() for part in text.split("\n")]
+    lines = "\n".join(part for part in parts if part)
+    _split[:] = [(command, lines)]
+    return lines
 
 
 def fires(tool: str, pattern: str, kind: str, command: str, rels: list[str]) -> bool:

@@ -225,7 +225,9 @@ def candidates(data: dict[str, Any], kind: str, command: str, paths: tuple[str, 
                 continue
             from fnmatch import fnmatchcase
 
-            globs = (glob, glob[3:]) if glob.startswith("**/") else (glob,)
+            from kenning.core.matching import glob_forms
+
+            globs = glob_forms(glob)
             if any(fnmatchcase(s, g) for s in _suffixes(norm) for g in globs) or (
                 "/" not in glob and fnmatchcase(norm.rsplit("/", 1)[-1], glob)
             ):
