@@ -396,6 +396,13 @@ def test_uses_by_ref_and_session(store: MemoryStore) -> None:
     assert store.uses(a.ref) == [u1, u2]
     assert store.uses_in_session("s1") == [u3, u2]
     assert store.uses_in_session("none") == []
+    other = mem("charlie", workspace="elsewhere")
+    store.insert(other)
+    store.add_use(UseRow(other.ref, "s1", "codex", "main", T0 + timedelta(minutes=2)))
+    # The memory report's window: from `since` (held) to `until` (not held), this workspace only.
+    assert store.uses_since(WS, T0) == [u1, u3, u2]
+    assert store.uses_since(WS, T0 + timedelta(minutes=1), T0 + timedelta(minutes=5)) == [u3]
+    assert store.uses_since("nobody", T0) == []
 
 
 # -- decision docs --------------------------------------------------------------------------
@@ -509,6 +516,7 @@ def test_filters_by_origin_and_writer_and_counts_each_facet(store: MemoryStore) 
     assert store.facet_counts(everything, "status") == {"active": 3, "retired": 1}
     assert store.facet_counts(flt(), "origin") == {"person": 1, "agent": 2}
     assert store.facet_counts(everything, "origin_tool") == {"cli": 1, "claude-code": 1, "codex": 2}
+    assert store.facet_counts(everything, "citation") == {"unchecked": 4}
     with pytest.raises(ValueError):
         store.facet_counts(everything, "text")
 
@@ -605,3 +613,7 @@ def test_pinned_and_used_since_filters(store: MemoryStore) -> None:
         store.insert(m)
     assert {m.ref for m in store.find(flt(pinned=True))} == {pinned.ref, index_pinned.ref}
     assert [m.ref for m in store.find(flt(used_since=T0))] == [used_late.ref]
+    written_late = mem("f", created_at=T0 + timedelta(days=3))
+    store.insert(written_late)
+    assert [m.ref for m in store.find(flt(created_since=T0 + timedelta(days=1)))] == [written_late.ref]
+    assert store.count(flt(created_since=T0)) == 6
