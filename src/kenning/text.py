@@ -185,8 +185,13 @@ def terms(text: str, *, keep_stop_words: bool = False) -> list[str]:
 
 
 # Pieces of an identifier: ``ConfigEntry`` -> Config, Entry; ``HTTPServer`` -> HTTP, Server;
-# ``mDNS`` -> DNS (one-letter parts are dropped). A word with digits (k8s, i18n, v2) stays whole.
-_CAMEL_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[^\W\d_]+", re.UNICODE)
+# ``mDNS`` -> DNS (one-letter parts are dropped); an acronym's plural is the acronym (``PRs`` ->
+# PR, ``getURLs`` -> get, URL), not ``P`` and ``Rs``. A word with digits (k8s, i18n, v2) stays whole.
+_CAMEL_RE = re.compile(r"[A-Z]{2,}(?=s$)|[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[^\W\d_]+", re.UNICODE)
+# What redaction leaves in place of a secret (kenning.redaction.MASK, not imported here: this
+# module is loaded by every hook). It is no word of the memory: "[secret]" must not make a
+# memory about secrets.
+REDACTION_MASK = "[secret]"
 
 
 # A joined name as written: snake_case, dotted or hyphenated (hass.data, es.use-ilm).
@@ -207,7 +212,10 @@ def identifier_words(text: str) -> list[str]:
             if raw.isalpha() and not raw.islower() and not raw.isupper():
                 parts = _CAMEL_RE.findall(raw)
                 if len(parts) > 1:
-                    out.extend(w for p in parts if len(p) > 1 for w in _WORD_RE.findall(p.casefold()))
+                    # A part that stems like the whole word adds nothing (APIs: api).
+                    whole = stem(raw.casefold())
+                    out.extend(w for p in parts if len(p) > 1 for w in _WORD_RE.findall(p.casefold())
+                               if stem(w) != whole)  # fmt: skip
         if len(pieces) > 1 and sum(p.isalpha() for p in pieces) > 1:
             out.extend(_WORD_RE.findall("".join(pieces).casefold()))
     return out
@@ -215,7 +223,9 @@ def identifier_words(text: str) -> list[str]:
 
 def memory_terms(text: str) -> list[str]:
     """Stemmed terms of a memory's field or of a recall query: :func:`terms` with camelCase
-    identifiers split into their parts too (capture keeps :func:`terms`)."""
+    identifiers split into their parts too (capture keeps :func:`terms`). A redaction mask is
+    no term."""
+    text = text.replace(REDACTION_MASK, " ")
     return [stem(w) for w in identifier_words(text) if w not in STOP_WORDS and len(w) <= 64]
 
 

@@ -10,7 +10,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from kenning.text import memory_terms, stem
+from kenning.text import STOP_WORDS, memory_terms, stem, words
 
 # Words an agent uses to ask for work, whatever the work is ("add a sensor", "please fix
 # the flaky test", "we need to implement ..."). They name no topic, and the project's own
@@ -43,6 +43,19 @@ class Concept:
     # with digits (k8s). A store that has never seen a name cannot be about it.
     name: bool
     asking: bool  # only words of asking (TASK_WORDS)
+    # The terms of the word(s) as written ("oauth" of OAuth, "configur" and "yaml" of
+    # configuration.yaml); the others are what splitting a name adds (its parts, its whole).
+    plain: tuple[str, ...] = ()
+    # Names written next to each other are one name (Raspberry Pi, Jetpack Compose): the
+    # index of the first concept of the run, -1 for a concept that is no name.
+    run: int = -1
+    # Written right after the concept before it, with only spaces or a hyphen between: a
+    # phrase ("pull request"), not words a stop word or a comma apart.
+    follows: bool = False
+
+    @property
+    def parts(self) -> tuple[str, ...]:
+        return tuple(t for t in self.terms if t not in self.plain)
 
 
 @dataclass(frozen=True)
@@ -70,6 +83,7 @@ def parse(text: str) -> Query:
     """Split a query into concepts; stop words make none."""
     folded = unicodedata.normalize("NFKC", text)
     concepts: list[Concept] = []
+    last_end = -1
     for match in _CHUNK_RE.finditer(folded):
         written = match.group(0)
         terms = tuple(dict.fromkeys(memory_terms(written)))
@@ -84,5 +98,12 @@ def parse(text: str) -> Query:
             or any(c.isupper() for c in written[1:])
         )
         asking = all(t in _TASK_STEMS for t in terms)
-        concepts.append(Concept(written, terms, name, asking))
+        plain = tuple(dict.fromkeys(stem(w) for w in words(written) if w not in STOP_WORDS))
+        follows = bool(concepts) and not folded[last_end : match.start()].strip(" -")
+        run = -1
+        if name:
+            joined = concepts and concepts[-1].name and not folded[last_end : match.start()].strip()
+            run = concepts[-1].run if joined else len(concepts)
+        concepts.append(Concept(written, terms, name, asking, plain, run, follows))
+        last_end = match.end()
     return Query(text, tuple(concepts), bool(WHY_RE.search(text)))

@@ -26,6 +26,7 @@ from kenning.core.lifecycle import believed_at, in_recall_pool, is_resting
 from kenning.core.query import Concept, Query, parse
 from kenning.core.scopes import Place
 from kenning.errors import Invalid
+from kenning.graph import vocabulary
 from kenning.model import Citation, Kind, Memory, Status
 from kenning.store.protocol import Hit, MemoryFilter, MemoryStore
 
@@ -36,6 +37,7 @@ MAX_ALSO = 3
 # in a hundred is about 0.8; see ranking.specificity), and what each unknown name adds.
 EVIDENCE_BAR = 0.25
 NAME_PENALTY = 1.0
+TECH_PENALTY = 2.0
 WORD_PENALTY = 0.1
 RECENCY_LIFT = 0.15
 RECENCY_HALF_LIFE_DAYS = 30.0
@@ -57,6 +59,14 @@ WINDOW = 32
 ASKING_WEIGHT = 0.2
 # Acronyms looked for among the initials of this many consecutive concepts.
 ACRONYM_SPANS = (2, 3, 4)
+# Experiment switches (set while measuring).
+SCOPED_UNSEEN = True
+SPLIT_NAMES = True
+CAPS_PREFIX = False
+MIN_HEAD = 3
+NAME_RUNS = True
+TECH = True
+PHRASE_ACRONYMS = True
 
 Gate = Callable[[list[Memory]], list[Memory]]
 
@@ -95,18 +105,26 @@ def _expansions(store: MemoryStore, query: Query, df: dict[str, int]) -> tuple[d
     for concept in query.topic:
         if any(df.get(t, 0) for t in concept.terms):
             continue
+        if concept.written.isupper() and not CAPS_PREFIX:
+            continue  # an acronym is not a word cut short: REST is not restart
         for term in concept.terms:
             found = _by_prefix(store, concept.written.casefold(), term)
             for other in found:
                 out[other] = max(out.get(other, 0.0), EXPANSION_WEIGHT / math.sqrt(len(found)))
             if found:
                 explained.add(concept.written)
-    words = [c for c in query.topic if c.written.isalpha() and not c.name]
+    # Acronyms of phrases as written: words next to each other, no name among them.
+    concepts = query.concepts
     acronyms: dict[str, list[Concept]] = {}
     for span in ACRONYM_SPANS:
-        for i in range(len(words) - span + 1):
-            initials = "".join(c.written[0].casefold() for c in words[i : i + span])
-            acronyms.setdefault(initials, words[i : i + span])
+        for i in range(len(concepts) - span + 1):
+            phrase = list(concepts[i : i + span])
+            if not all(c.written.isalpha() and not c.name for c in phrase):
+                continue
+            if PHRASE_ACRONYMS and not all(c.follows for c in phrase[1:]):
+                continue
+            initials = "".join(c.written[0].casefold() for c in phrase)
+            acronyms.setdefault(initials, phrase)
     if acronyms:
         known = store.index_stats(sorted(acronyms)).df
         for initials, concepts in acronyms.items():
@@ -119,7 +137,7 @@ def _expansions(store: MemoryStore, query: Query, df: dict[str, int]) -> tuple[d
 def _by_prefix(store: MemoryStore, word: str, term: str) -> list[str]:
     found: set[str] = set()
     for head in {word, term}:
-        if len(head) >= 2 and head.isalnum():
+        if len(head) >= MIN_HEAD and head.isalnum():
             found.update(store.terms_with_prefix(head, PREFIX_CANDIDATES + 1))
     if not found and len(term) > MIN_PREFIX:
         # The other way round: the longest indexed term this one extends ("lazili" -> "lazi").
@@ -129,6 +147,49 @@ def _by_prefix(store: MemoryStore, word: str, term: str) -> list[str]:
         found.update(next(([h] for h in heads if df.get(h)), []))
     found.discard(term)
     return sorted(found) if len(found) <= PREFIX_CANDIDATES else []
+
+
+def _unseen(query: Query, held: set[str], explained: set[str]) -> tuple[int, int, int]:
+    """What of the query no memory it can reach holds: known technologies, other names, other
+    words. ``held`` is every term of the candidates (which hold every query term the reachable
+    memories hold), so a word only other projects use counts as unseen here. Names written
+    next to each other are one name (Raspberry Pi); a name a prefix or an acronym stood in for
+    is no longer unknown."""
+    tech: set[int] = set()
+    names: set[int] = set()
+    words = 0
+    for i, concept in enumerate(query.topic):
+        if _known(concept, held):
+            continue
+        run = concept.run if concept.run >= 0 else -1 - i
+        if _technology(concept):
+            tech.add(run)
+        elif not concept.name:
+            words += 1
+        elif concept.written not in explained:
+            names.add(run)
+    return len(tech), len(names - tech), words
+
+
+def _technology(concept: Concept) -> bool:
+    """A technology kenning knows by name (kenning.graph's vocabulary: Kubernetes, Redis,
+    webpack), written as one when the word is also an everyday one (Helm, not helm)."""
+    if not TECH:
+        return False
+    term = vocabulary.load().lookup(concept.written)
+    return term is not None and (concept.name or not term.ambiguous)
+
+
+def _known(concept: Concept, held: set[str]) -> bool:
+    """Whether ``held`` has the concept: one of its words as written, or one of its parts
+    when a name splits into two or more (CatalogClient: catalog). A name with one part beside
+    one-letter ones is not known by it: OAuth is not auth, mDNS not DNS."""
+    if not concept.name or not SPLIT_NAMES:
+        return any(t in held for t in concept.terms)
+    if any(t in held for t in concept.plain):
+        return True
+    parts = concept.parts
+    return len(parts) >= 2 and any(t in held for t in parts)
 
 
 def _held(concept: Concept, hit: Hit) -> bool:
@@ -142,12 +203,20 @@ class Phrasing:
 
     scored: dict[str, _Scored]
     evidence: float
+    unknown_tech: int
     unknown_names: int
     unknown_words: int
+    concepts: int = 1  # the query's topical concepts
+
+    @property
+    def unknown_share(self) -> float:
+        """The share of the query's concepts that are words no reachable memory holds."""
+        return self.unknown_words / max(1, self.concepts)
 
     @property
     def bar(self) -> float:
-        return EVIDENCE_BAR + NAME_PENALTY * self.unknown_names + WORD_PENALTY * self.unknown_words
+        return (EVIDENCE_BAR + TECH_PENALTY * self.unknown_tech + NAME_PENALTY * self.unknown_names
+                + WORD_PENALTY * self.unknown_share)
 
     @property
     def answers(self) -> bool:
@@ -161,7 +230,7 @@ def look_up(
     query = parse(phrase)
     own = query.terms()
     if not own:
-        return Phrasing({}, 0.0, 0, 0)
+        return Phrasing({}, 0.0, 0, 0, 0)
     asking = [t for c in query.concepts if c.asking and c not in query.topic for t in c.terms if t not in own]
     index = store.index_stats([*own, *asking])
     df = dict(index.df)
@@ -174,17 +243,16 @@ def look_up(
     weights = {**{t: 1.0 for t in own if df.get(t, 0)}, **extra}
     # Evidence is about the topic: the words of asking only help order the candidates.
     topical = {t: w for t, w in weights.items() if t not in asking}
-    # Concepts no memory holds: a name raises the bar unless a prefix or an acronym stood
-    # in for it; any other word raises it a little either way.
-    unseen = [c for c in query.topic if not any(df.get(t, 0) for t in c.terms)]
-    names = sum(1 for c in unseen if c.name and c.written not in explained)
-    words = sum(1 for c in unseen if not c.name)
     if not weights:
-        return Phrasing({}, 0.0, names, words)
+        return Phrasing({}, 0.0, *_unseen(query, set(), explained), len(query.topic))
     stats = ranking.Stats(index.docs, index.avgdl, df)
     hits = _eligible(store.search(flt, _searched(weights, df), limit=window), now, as_of)
+    held: set[str] = set()
+    for hit in hits:
+        held.update(hit.freqs)
+    tech, names, words = _unseen(query, held if SCOPED_UNSEEN else {t for t, n in df.items() if n}, explained)
     if not hits:
-        return Phrasing({}, 0.0, names, words)
+        return Phrasing({}, 0.0, tech, names, words, len(query.topic))
     first = [(h, ranking.bm25(weights, h, stats)) for h in hits]
     top_terms = {t for h, _ in sorted(first, key=lambda s: (-s[1], s[0].memory.ref))[: ranking.FEEDBACK_DOCS]
                  for t in h.freqs}  # fmt: skip
@@ -204,7 +272,7 @@ def look_up(
         held = sum(1 for c in query.topic if _held(c, hit))
         out[ref] = _Scored(hit, score, held / len(query.topic), ranking.evidence(topical, hit, stats))
     best = max(ranking.evidence(topical, h, stats) for h in hits)
-    return Phrasing(out, best, names, words)
+    return Phrasing(out, best, tech, names, words, len(query.topic))
 
 
 def _searched(weights: dict[str, float], df: dict[str, int]) -> list[str]:
