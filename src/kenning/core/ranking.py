@@ -12,7 +12,6 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from kenning.core.prior import prior_specificity
 from kenning.store.protocol import Hit
 
 K1 = 1.2
@@ -29,9 +28,6 @@ SMALL_STORE = 100
 FEEDBACK_DOCS = 3
 FEEDBACK_TERMS = 10
 FEEDBACK_WEIGHT = 0.3
-# How much a term's prior from general English counts in its specificity (the store's own
-# document frequency counts the rest).
-PRIOR_WEIGHT = 0.25
 
 
 @dataclass(frozen=True)
@@ -59,16 +55,12 @@ def bm25(weights: Mapping[str, float], hit: Hit, stats: Stats) -> float:
     return score
 
 
-def specificity(term: str, docs: int, df: int) -> float:
+def specificity(docs: int, df: int) -> float:
     """How much a match on a term tells, from 0 to 1: its idf over the idf of a term no
-    memory holds, in a store of at least SMALL_STORE memories (a term in one memory of a
-    hundred is about 0.8; one in every tenth memory about 0.45), blended geometrically with
-    its prior from general English (kenning.core.prior) at PRIOR_WEIGHT."""
+    memory holds, in a store of at least SMALL_STORE memories. A term in one memory of a
+    hundred is about 0.8; one in every tenth memory about 0.45."""
     n = max(docs, SMALL_STORE)
-    own = idf(n, df) / idf(n, 0)
-    if PRIOR_WEIGHT <= 0:
-        return own
-    return float(own ** (1 - PRIOR_WEIGHT) * prior_specificity(term) ** PRIOR_WEIGHT)
+    return idf(n, df) / idf(n, 0)
 
 
 def evidence(weights: Mapping[str, float], hit: Hit, stats: Stats) -> float:
@@ -76,7 +68,7 @@ def evidence(weights: Mapping[str, float], hit: Hit, stats: Stats) -> float:
     times the term's weight (1 for the query's own words, less for a word it was expanded to).
     Counted in memories' terms, so query words the store has never seen neither add nor take."""
     return sum(
-        weight * specificity(term, stats.docs, stats.df.get(term, 1))
+        weight * specificity(stats.docs, stats.df.get(term, 1))
         for term, weight in weights.items()
         if hit.freqs.get(term)
     )

@@ -7,9 +7,10 @@
    over weighted terms (:mod:`kenning.core.ranking`), then the words that characterise the
    best of them are added (pseudo-relevance feedback) and the store is asked once more.
 3. Recall answers only when the best candidate's evidence (the specificity of the query
-   words it holds) clears EVIDENCE_BAR, raised by NAME_PENALTY for each name in the query
-   the store has never seen ("Kubernetes" in a project that never mentions it). Words the
-   store has never seen otherwise neither help nor hurt.
+   words it holds) clears EVIDENCE_BAR, raised for what of the query no candidate holds:
+   TECH_PENALTY for a technology kenning knows by name ("Kubernetes" in a project that
+   never mentions it), NAME_PENALTY for any other name, WORD_PENALTY for any other word.
+   bench/recall_eval.py --cv chooses these on two projects and measures on the third.
 4. Score = BM25 x confidence x a small recency lift; on a near tie on one slot the newer
    memory first; decisions first for a "why" question.
 """
@@ -34,7 +35,8 @@ DEFAULT_COUNT = 8
 MAX_COUNT = 25
 MAX_ALSO = 3
 # The evidence recall needs to answer, in units of specificity (a word held by one memory
-# in a hundred is about 0.8; see ranking.specificity), and what each unknown name adds.
+# in a hundred is about 0.8; see ranking.specificity), and what each concept no candidate
+# holds adds to it: a known technology, another name, another word (see _unseen).
 EVIDENCE_BAR = 0.25
 NAME_PENALTY = 1.0
 TECH_PENALTY = 2.0
@@ -59,14 +61,6 @@ WINDOW = 32
 ASKING_WEIGHT = 0.2
 # Acronyms looked for among the initials of this many consecutive concepts.
 ACRONYM_SPANS = (2, 3, 4)
-# Experiment switches (set while measuring).
-SCOPED_UNSEEN = True
-SPLIT_NAMES = True
-CAPS_PREFIX = False
-MIN_HEAD = 3
-NAME_RUNS = True
-TECH = True
-PHRASE_ACRONYMS = True
 
 Gate = Callable[[list[Memory]], list[Memory]]
 
@@ -105,7 +99,7 @@ def _expansions(store: MemoryStore, query: Query, df: dict[str, int]) -> tuple[d
     for concept in query.topic:
         if any(df.get(t, 0) for t in concept.terms):
             continue
-        if concept.written.isupper() and not CAPS_PREFIX:
+        if concept.written.isupper():
             continue  # an acronym is not a word cut short: REST is not restart
         for term in concept.terms:
             found = _by_prefix(store, concept.written.casefold(), term)
@@ -114,30 +108,30 @@ def _expansions(store: MemoryStore, query: Query, df: dict[str, int]) -> tuple[d
             if found:
                 explained.add(concept.written)
     # Acronyms of phrases as written: words next to each other, no name among them.
-    concepts = query.concepts
+    every = query.concepts
     acronyms: dict[str, list[Concept]] = {}
     for span in ACRONYM_SPANS:
-        for i in range(len(concepts) - span + 1):
-            phrase = list(concepts[i : i + span])
+        for i in range(len(every) - span + 1):
+            phrase = list(every[i : i + span])
             if not all(c.written.isalpha() and not c.name for c in phrase):
                 continue
-            if PHRASE_ACRONYMS and not all(c.follows for c in phrase[1:]):
+            if not all(c.follows for c in phrase[1:]):
                 continue
             initials = "".join(c.written[0].casefold() for c in phrase)
             acronyms.setdefault(initials, phrase)
     if acronyms:
         known = store.index_stats(sorted(acronyms)).df
-        for initials, concepts in acronyms.items():
+        for initials, phrase in acronyms.items():
             if known.get(initials):
                 out.setdefault(initials, EXPANSION_WEIGHT)
-                explained.update(c.written for c in concepts)
+                explained.update(c.written for c in phrase)
     return out, explained
 
 
 def _by_prefix(store: MemoryStore, word: str, term: str) -> list[str]:
     found: set[str] = set()
     for head in {word, term}:
-        if len(head) >= MIN_HEAD and head.isalnum():
+        if len(head) >= 2 and head.isalnum():
             found.update(store.terms_with_prefix(head, PREFIX_CANDIDATES + 1))
     if not found and len(term) > MIN_PREFIX:
         # The other way round: the longest indexed term this one extends ("lazili" -> "lazi").
@@ -150,9 +144,9 @@ def _by_prefix(store: MemoryStore, word: str, term: str) -> list[str]:
 
 
 def _unseen(query: Query, held: set[str], explained: set[str]) -> tuple[int, int, int]:
-    """What of the query no memory it can reach holds: known technologies, other names, other
-    words. ``held`` is every term of the candidates (which hold every query term the reachable
-    memories hold), so a word only other projects use counts as unseen here. Names written
+    """What of the query no candidate holds, counted as (known technologies, other names,
+    other words). ``held`` is every term of the candidates, which come from the memories this
+    place can reach, so a word only other projects use counts as unseen here. Names written
     next to each other are one name (Raspberry Pi); a name a prefix or an acronym stood in for
     is no longer unknown."""
     tech: set[int] = set()
@@ -174,8 +168,6 @@ def _unseen(query: Query, held: set[str], explained: set[str]) -> tuple[int, int
 def _technology(concept: Concept) -> bool:
     """A technology kenning knows by name (kenning.graph's vocabulary: Kubernetes, Redis,
     webpack), written as one when the word is also an everyday one (Helm, not helm)."""
-    if not TECH:
-        return False
     term = vocabulary.load().lookup(concept.written)
     return term is not None and (concept.name or not term.ambiguous)
 
@@ -184,7 +176,7 @@ def _known(concept: Concept, held: set[str]) -> bool:
     """Whether ``held`` has the concept: one of its words as written, or one of its parts
     when a name splits into two or more (CatalogClient: catalog). A name with one part beside
     one-letter ones is not known by it: OAuth is not auth, mDNS not DNS."""
-    if not concept.name or not SPLIT_NAMES:
+    if not concept.name:
         return any(t in held for t in concept.terms)
     if any(t in held for t in concept.plain):
         return True
@@ -206,17 +198,15 @@ class Phrasing:
     unknown_tech: int
     unknown_names: int
     unknown_words: int
-    concepts: int = 1  # the query's topical concepts
-
-    @property
-    def unknown_share(self) -> float:
-        """The share of the query's concepts that are words no reachable memory holds."""
-        return self.unknown_words / max(1, self.concepts)
 
     @property
     def bar(self) -> float:
-        return (EVIDENCE_BAR + TECH_PENALTY * self.unknown_tech + NAME_PENALTY * self.unknown_names
-                + WORD_PENALTY * self.unknown_share)
+        return (
+            EVIDENCE_BAR
+            + TECH_PENALTY * self.unknown_tech
+            + NAME_PENALTY * self.unknown_names
+            + WORD_PENALTY * self.unknown_words
+        )
 
     @property
     def answers(self) -> bool:
@@ -244,15 +234,15 @@ def look_up(
     # Evidence is about the topic: the words of asking only help order the candidates.
     topical = {t: w for t, w in weights.items() if t not in asking}
     if not weights:
-        return Phrasing({}, 0.0, *_unseen(query, set(), explained), len(query.topic))
+        return Phrasing({}, 0.0, *_unseen(query, set(), explained))
     stats = ranking.Stats(index.docs, index.avgdl, df)
     hits = _eligible(store.search(flt, _searched(weights, df), limit=window), now, as_of)
-    held: set[str] = set()
+    reachable: set[str] = set()
     for hit in hits:
-        held.update(hit.freqs)
-    tech, names, words = _unseen(query, held if SCOPED_UNSEEN else {t for t, n in df.items() if n}, explained)
+        reachable.update(hit.freqs)
+    tech, names, words = _unseen(query, reachable, explained)
     if not hits:
-        return Phrasing({}, 0.0, tech, names, words, len(query.topic))
+        return Phrasing({}, 0.0, tech, names, words)
     first = [(h, ranking.bm25(weights, h, stats)) for h in hits]
     top_terms = {t for h, _ in sorted(first, key=lambda s: (-s[1], s[0].memory.ref))[: ranking.FEEDBACK_DOCS]
                  for t in h.freqs}  # fmt: skip
@@ -272,7 +262,7 @@ def look_up(
         held = sum(1 for c in query.topic if _held(c, hit))
         out[ref] = _Scored(hit, score, held / len(query.topic), ranking.evidence(topical, hit, stats))
     best = max(ranking.evidence(topical, h, stats) for h in hits)
-    return Phrasing(out, best, tech, names, words, len(query.topic))
+    return Phrasing(out, best, tech, names, words)
 
 
 def _searched(weights: dict[str, float], df: dict[str, int]) -> list[str]:
@@ -367,7 +357,9 @@ def _cited_now(
     while len(out) < count and start < len(ranked):
         batch = ranked[start : start + count - len(out)]
         start += len(batch)
-        for s, memory in zip(batch, citations.read_now(store, [s.hit.memory for s in batch], now, persist=persist), strict=True):
+        for s, memory in zip(
+            batch, citations.read_now(store, [s.hit.memory for s in batch], now, persist=persist), strict=True
+        ):
             if memory.citation is not Citation.GONE:
                 out.append(replace(s, hit=replace(s.hit, memory=memory)))
     return out
@@ -379,7 +371,11 @@ def _order(scored: list[_Scored], *, why: bool, count: int) -> list[_Scored]:
     for i in range(len(ranked) - 1):
         a, b = ranked[i], ranked[i + 1]
         same_slot = a.hit.memory.subject and a.hit.memory.subject == b.hit.memory.subject
-        if same_slot and b.score >= a.score * (1 - NEAR_TIE) and b.hit.memory.created_at > a.hit.memory.created_at:
+        if (
+            same_slot
+            and b.score >= a.score * (1 - NEAR_TIE)
+            and b.hit.memory.created_at > a.hit.memory.created_at
+        ):
             ranked[i], ranked[i + 1] = b, a
     if why:
         # Among the results given, decisions first; a stable sort keeps the score order
