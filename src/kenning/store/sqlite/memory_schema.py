@@ -239,6 +239,13 @@ def _m004_reindex(conn: sqlite3.Connection) -> None:
 MIGRATIONS.add("m004_identifier_terms", _m004_reindex)
 
 
+def _m007_reindex(conn: sqlite3.Connection) -> None:
+    # Terms as kenning.text.memory_terms makes them since: an acronym's plural is the acronym
+    # ("PRs" -> pr, no longer "rs"), a camelCase part that stems like the whole word adds
+    # nothing ("APIs" no longer adds "ap"), and the redaction mask "[secret]" is no term.
+    memory_search.reindex(conn)
+
+
 # What `kenning forget` deleted: a memory's ref and a hash of its normalised text (never the
 # text), or a captured session's id, so a later sync or import does not bring it back.
 MIGRATIONS.add(
@@ -272,3 +279,6 @@ MIGRATIONS.add(
     CREATE INDEX memory_placements_place ON memory_placements (workspace, decision, place);
     """,
 )
+
+
+MIGRATIONS.add("m007_term_pieces", _m007_reindex)
