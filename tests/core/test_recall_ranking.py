@@ -96,6 +96,40 @@ def test_an_unseen_word_is_looked_up_by_prefix_and_as_an_acronym(core: Core, pla
     assert core.recall(place, "config validation").hits[0].memory.ref == conf
 
 
+def test_an_acronym_stands_for_words_written_together_only(core: Core, place: Place) -> None:
+    lint = add(core, place, "Run the linter over every changed file before opening a PR")
+    add(core, place, "Reviews wait for the build to pass")
+    assert core.recall(place, "what to do before my pull request").hits[0].memory.ref == lint
+    # "pull" and "request" a comma apart are two words, not the phrase PR stands for.
+    assert core.recall(place, "pull, request").hits == []
+
+
+def test_an_acronym_in_capitals_is_no_word_cut_short(core: Core, place: Place) -> None:
+    add(core, place, "Restart the worker after changing its queue settings")
+    assert core.recall(place, "REST").hits == []
+    assert core.recall(place, "rest").hits  # a word written small may be cut short
+
+
+def test_a_known_technology_the_project_never_mentions_raises_the_bar_most(core: Core, place: Place) -> None:
+    """One shared specific word answers for a name no memory holds, not for a technology kenning
+    knows by name; a plural of an acronym is the acronym (PRs: PR)."""
+    add(core, place, "Tracing exporters are configured in the collector pipeline")
+    add(core, place, "PRs that change the pipeline need a maintainer review")
+    add(core, place, "The query service reads spans from the storage backend")
+    assert core.recall(place, "Zipkin exporters in the pipeline").hits
+    assert core.recall(place, "Kubernetes exporters in the pipeline").hits == []
+    assert core.recall(place, "who reviews a PR that changes the pipeline").hits
+
+
+def test_names_written_together_are_one_name(core: Core, place: Place) -> None:
+    """Jetpack Compose is one unknown name, raising the bar once: the store's own words still answer."""
+    from kenning.core.query import parse
+    from kenning.core.recall import _unseen
+
+    assert _unseen(parse("migrate the screens to Jetpack Compose"), set(), set())[1] == 1
+    assert _unseen(parse("use Jetpack and Compose"), set(), set())[1] == 2
+
+
 def test_decisions_come_first_for_a_why_question(core: Core, place: Place, filled: dict[str, str]) -> None:
     plain = core.recall(place, "postgres integration tests container").hits
     assert plain[0].memory.ref == filled["fact_pg"]
