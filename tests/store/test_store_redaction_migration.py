@@ -5,8 +5,12 @@ searchable by its other words; and running the redaction again changes nothing."
 
 from __future__ import annotations
 
+import gzip
 import json
+import os
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -139,5 +143,59 @@ def test_redacting_again_changes_nothing(step: object, tmp_path: Path) -> None:
         step(conn)  # type: ignore[operator]
         conn.execute("COMMIT")
         assert every_text(conn) == before
+    finally:
+        conn.close()
+
+
+# A store written by the 0.1 code itself (tests/store/data/build_old_store.py ran the hooks and
+# capture of commit b405fc8 on a Claude Code session holding these fake secrets).
+OLD_STORE = Path(__file__).parent / "data" / "store-b405fc8.db.gz"
+OLD_SECRETS = {
+    "prompt": "ghp_Vq7Lx2Rk9Tz4Wm8Pn3Hs6Jd1Fb5Yc0Ga2Ne",
+    "reply": "sk_live_51Hq8Zr2Lm4Vx7Kp9Tw3Ny6Bc0Df5Gj",
+    "tool": "sk-ant-api03-Rm4Tq8Vz2Lx6Kp0Wn3Hs7Jd1Fb5Yc9Ga2Ne4Qt8Vz2Lx6Kp0Wn3Hs7Jd1Fb5Yc9Ga2Ne4Qt8Vz2Lx6Kp0Wn3AA",
+    "dsn": "8f3c2b1a9e7d4c6b5a0f1e2d3c4b5a69",
+    "sas": "Xq7Lm2Rk9Tz4Wm8Pn3Hs6Jd1Fb5Yc0Ga2NeQt8Vz2Lx",
+}
+
+
+def pieces_in(data: bytes) -> list[str]:
+    """Which of the old secrets have 8 characters in a row of their random part in ``data``
+    (as written, or lower-cased as the full-text index keeps words)."""
+    found = []
+    for name, secret in OLD_SECRETS.items():
+        body = secret.split("_")[-1].removeprefix("api03-")
+        windows = {body[i : i + 8] for i in range(len(body) - 7)}
+        if any(w.encode() in data or w.lower().encode() in data for w in windows):
+            found.append(name)
+    return found
+
+
+def test_a_store_written_by_the_old_hooks_and_capture_is_redacted_when_the_cli_opens_it(tmp_path: Path) -> None:
+    home = tmp_path / "kenning-home"
+    home.mkdir()
+    (home / "kenning.db").write_bytes(gzip.decompress(OLD_STORE.read_bytes()))
+    # What the old code left: the hooks' first prompt and last reply (each cut astride a
+    # token), a tool output's token cut by capture, two formats its rules missed.
+    assert pieces_in((home / "kenning.db").read_bytes()) == list(OLD_SECRETS)
+
+    env = {**os.environ, "KENNING_HOME": str(home), "HOME": str(tmp_path), "KENNING_BACKGROUND": "off"}
+    kenning = [sys.executable, "-m", "kenning.cli"]
+    search = subprocess.run([*kenning, "sessions", "search", "staging", "--json"], capture_output=True, text=True,
+                            env=env, cwd=tmp_path, timeout=120, check=True)  # fmt: skip
+    hits = json.loads(search.stdout)
+    assert hits, "the old captured session is still found by its other words"
+    show = subprocess.run([*kenning, "sessions", "show", hits[0]["session"], "--json"], capture_output=True,
+                          text=True, env=env, cwd=tmp_path, timeout=120, check=True)  # fmt: skip
+
+    assert pieces_in((search.stdout + show.stdout).encode()) == []
+    for path in sorted(p for p in home.rglob("*") if p.is_file()):
+        assert pieces_in(path.read_bytes()) == [], path.name
+    conn = sqlite3.connect(home / "kenning.db")
+    try:
+        opening, last = conn.execute("SELECT opening, last_message FROM hook_sessions").fetchone()
+        assert opening.endswith("use token [secret]") and last.endswith("STRIPE_KEY=[secret]")
+        turns = "\n".join(t for (t,) in conn.execute("SELECT text FROM capture_turns"))
+        assert "https://[secret]@o450211.ingest.sentry.io/42" in turns and "&sig=[secret]" in turns
     finally:
         conn.close()

@@ -207,3 +207,13 @@ MIGRATIONS.add(
         FROM hook_shown h JOIN hook_sessions s ON s.session = h.session WHERE h.what = 'lesson';
     """,
 )
+
+def _m005_redact_cut(conn: sqlite3.Connection) -> None:
+    # The hooks of 0.1 kept the first prompt and the last reply cut at 300 characters with no
+    # mark (m002 redacted them whole): a token astride the cut left a piece too short for its
+    # rule. Read as cut, the piece is masked too.
+    redaction.redact_table(conn, "hook_sessions", ("opening", "last_message"),
+                           cut_columns=("opening", "last_message"))  # fmt: skip
+
+
+MIGRATIONS.add("m005_redact_cut", _m005_redact_cut)

@@ -18,7 +18,7 @@ import json
 import sqlite3
 from collections.abc import Callable, Sequence
 
-from kenning.redacted import redacted
+from kenning.redacted import ELLIPSIS, redacted
 
 BATCH = 500
 # Called with (connection, rowid, new values) when an update breaks a UNIQUE constraint (two
@@ -54,11 +54,14 @@ def redact_table(
     json_columns: Sequence[str] = (),
     on_conflict: OnConflict | None = None,
     changed: Callable[[int, dict[str, str], dict[str, str]], None] | None = None,
+    cut_columns: Sequence[str] = (),
 ) -> int:
     """Redact ``columns`` (text) and ``json_columns`` (JSON) of every row of ``table``.
 
-    ``changed(rowid, old, new)`` is told of each row rewritten (indexes kept beside the table
-    follow it there). Returns how many rows changed.
+    ``cut_columns`` (a subset of ``columns``) are values older versions cut at their end
+    without a mark (``prompt[:300]``): they are redacted as if a cut mark followed, so a token
+    cut in half is masked too. ``changed(rowid, old, new)`` is told of each row rewritten
+    (indexes kept beside the table follow it there). Returns how many rows changed.
     """
     every = [*columns, *json_columns]
     select = ", ".join(f'"{c}"' for c in every)
@@ -73,7 +76,8 @@ def redact_table(
         for row in rows:
             rowid, values = int(row[0]), list(row[1:])
             old = {c: v for c, v in zip(every, values, strict=True) if isinstance(v, str)}
-            new = {c: (clean_json(v) if c in json_columns else redacted(v)) for c, v in old.items()}
+            new = {c: (clean_json(v) if c in json_columns else _cut(v) if c in cut_columns else redacted(v))
+                   for c, v in old.items()}
             if new == old:
                 continue
             full = {c: new.get(c, v) for c, v in zip(every, values, strict=True)}
@@ -87,6 +91,13 @@ def redact_table(
                 changed(rowid, old, new)
             count += 1
         after = int(rows[-1][0])
+
+
+def _cut(value: str) -> str:
+    if not value:
+        return value
+    masked = redacted(value + ELLIPSIS)
+    return masked[: -len(ELLIPSIS)] if masked.endswith(ELLIPSIS) else masked
 
 
 def optimize_fts(conn: sqlite3.Connection, table: str) -> None:
