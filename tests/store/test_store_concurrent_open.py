@@ -19,6 +19,7 @@ OPEN_WHEN_RELEASED = textwrap.dedent(
     import os, sys, time
     from kenning.store.sqlite.schema import open_database
     go = sys.argv[2]
+    open(go + ".ready." + str(os.getpid()), "w").close()  # imports done: waiting at the line
     while not os.path.exists(go):
         time.sleep(0.001)
     db = open_database(sys.argv[1])
@@ -37,7 +38,11 @@ def test_twenty_processes_open_a_fresh_folder_at_once(tmp_path: Path) -> None:
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
         for _ in range(OPENERS)
     ]
-    time.sleep(1.0)  # every interpreter is up and polling (imports done) before the release
+    # Released only once every interpreter is up and polling, so all twenty open at once.
+    while len(list(tmp_path.glob("go.ready.*"))) < OPENERS:
+        assert all(p.poll() is None for p in procs), "an opener died before the release"
+        time.sleep(0.01)
+    assert not home.exists(), "the data folder is made by the openers, not before"
     go.touch()
     failures = []
     for proc in procs:

@@ -48,6 +48,8 @@ REFRESH_EVERY = 600
 # How long a hook waits for a store another process holds locked: well inside the hooks'
 # 500 ms budget. Past it, the hook gives up with one log line and no output.
 STORE_WAIT_MS = 250
+# The detached words writer keeps no one waiting: it may wait longer for a busy store.
+WORDS_WAIT_MS = 2000
 
 
 def _home(env: Env) -> str:
@@ -322,7 +324,7 @@ class Runner:
 
         if column not in ("opening", "last_message"):
             raise ValueError(f"not a words column: {column!r}")
-        conn = hook_rows.connect(self.db_path, 2000)
+        conn = hook_rows.connect(self.db_path, WORDS_WAIT_MS)
         if conn is None:
             return
         try:
@@ -392,6 +394,14 @@ def spawn(args: list[str], env: Mapping[str, str], stdin: bytes = b"") -> bool:
                 continue  # closed already (contextlib is not imported on this path)
 
 
+def _failure(exc: BaseException, waited_ms: int, outcome: str) -> BaseException | str:
+    """What the error log says of ``exc``: one line for a store another process holds (an
+    expected wait, not a fault: no traceback), the exception itself for anything else."""
+    if type(exc).__name__ == "OperationalError" and "locked" in str(exc):
+        return f"the store stayed locked past {waited_ms} ms; gave up, {outcome}"
+    return exc
+
+
 def run(argv: list[str], stdin: bytes, env: Env, *, close: bool = True) -> tuple[int, str]:
     started = time.perf_counter()
     tool = argv[0] if argv else ""
@@ -402,14 +412,14 @@ def run(argv: list[str], stdin: bytes, env: Env, *, close: bool = True) -> tuple
         try:
             Runner(home, env).refresh(hook)
         except Exception as exc:  # best effort, like every hook
-            runlog.error(home, _now_iso(env), "refresh", "kenning", exc)
+            runlog.error(home, _now_iso(env), "refresh", "kenning", _failure(exc, STORE_WAIT_MS, "no refresh"))
         runlog.run(home, _now_iso(env), "refresh", "kenning", (time.perf_counter() - started) * 1000)
         return 0, ""
     if tool == WORDS_ARG:
         try:
             Runner(home, env).write_words(hook, argv[2] if len(argv) > 2 else "", stdin.decode("utf-8", "replace"))
         except Exception as exc:  # best effort: the session goes on without its words stored
-            runlog.error(home, _now_iso(env), "words", "kenning", exc)
+            runlog.error(home, _now_iso(env), "words", "kenning", _failure(exc, WORDS_WAIT_MS, "words not stored"))
         return 0, ""
     try:
         try:
@@ -424,11 +434,7 @@ def run(argv: list[str], stdin: bytes, env: Env, *, close: bool = True) -> tuple
             hook = event.name
             out = Runner(home, env, close=close).run(event)
     except Exception as exc:  # fail open: the agent's work goes on without us
-        if type(exc).__name__ == "OperationalError" and "locked" in str(exc):
-            why: BaseException | str = f"the store stayed locked past {STORE_WAIT_MS} ms; gave up, no answer"
-        else:
-            why = exc
-        runlog.error(home, _now_iso(env), hook, tool, why)
+        runlog.error(home, _now_iso(env), hook, tool, _failure(exc, STORE_WAIT_MS, "no answer"))
         out = ""
     runlog.run(home, _now_iso(env), hook, tool, (time.perf_counter() - started) * 1000)
     return 0, out
