@@ -5,7 +5,9 @@ shape, the transcript where Claude Code writes it, the `kenning` command, and th
 over stdio through the official client.
 
 Each secret sits where a cut used to fall (the 300 characters of a stored prompt, the 2,000 of
-a tool's output): cutting before redacting left a fragment of it behind.
+a tool's output): cutting before redacting left a fragment of it behind. One more has no prefix
+at all (a password known only by its sentence). A third session starts in a project set to
+start with the wake-up bundle, so the prepared file the hooks keep holds captured words too.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import string
 import subprocess
 import sys
 from pathlib import Path
@@ -25,6 +28,7 @@ KENNING = [sys.executable, "-m", "kenning.cli"]
 HOOK = [sys.executable, "-m", "kenning.hooks.main", "claude-code"]
 S1_SESSION = "1b0c2a7e-3b4d-4e5f-8a6b-7c8d9e0f1a2b"
 S2_SESSION = "2c1d3b8f-4c5e-4f60-9b7c-8d9e0f1a2b3c"
+S3_SESSION = "3d2e4c9a-5d6f-4a71-8c8d-9e0f1a2b3c4d"
 
 pytestmark = pytest.mark.anyio
 
@@ -50,7 +54,10 @@ class World:
         self.prompt_secret = token("ghp_", 36)
         self.tool_secret = token("sk-ant-api03-", 90)
         self.reply_secret = token("sk_live_", 32)
-        self.prompt = ("Fix the failing deploy of the shop. " * 8)[:285] + f" token {self.prompt_secret} please"
+        # And one with no prefix, known only by the sentence around it.
+        self.prose_secret = token("Qz", 14, string.ascii_letters + string.digits + "!#%&*") + "7!"
+        self.prompt = (("Fix the failing deploy of the shop. " * 8)[:285] + f" token {self.prompt_secret} please; "
+                       f"the staging admin password is {self.prose_secret} if you need it")
         self.tool_output = "x" * 1975 + f" {self.tool_secret}\nok"
         self.reply = f"I set the Stripe key to {self.reply_secret} in the env file; the deploy passes now."
         self.transcript = Transcript(S1_SESSION, self.repo)
@@ -61,7 +68,7 @@ class World:
 
     @property
     def secrets(self) -> list[str]:
-        return [self.prompt_secret, self.tool_secret, self.reply_secret]
+        return [self.prompt_secret, self.tool_secret, self.reply_secret, self.prose_secret]
 
     def env(self) -> dict[str, str]:
         return {**os.environ, "KENNING_HOME": str(self.home), "HOME": str(self.user_home),
@@ -132,6 +139,11 @@ async def test_no_secret_reaches_storage_another_session_or_any_output(tmp_path:
     seen["escalate"] = world.kenning("sessions", "escalate", session, "--json")
     seen["wake-up"] = world.kenning("sessions", "wake-up")
     seen["kg"] = world.kenning("graph", "query", "shop")
+    # A third session in a project set to start with the wake-up bundle: its brief carries the
+    # bundle, and the prepared file kept for the next hooks holds it too.
+    world.kenning("config", "set", "start.wakeup", "on")
+    seen["session 3 brief with wake-up"] = world.hook("SessionStart", S3_SESSION, source="startup", model="claude-opus-5-5")
+    assert "wake" in seen["session 3 brief with wake-up"].lower(), seen["session 3 brief with wake-up"]
     # The secrets really were in what these read: the redaction, not a miss, kept them out.
     assert any(leaks(world.transcript_path.read_bytes(), s) for s in world.secrets)
     assert "[secret]" in seen["show"] and "[secret]" in seen["resume --transcript"]
@@ -161,5 +173,7 @@ async def test_no_secret_reaches_storage_another_session_or_any_output(tmp_path:
     # the markers and the trigger file.
     files = [p for p in world.home.rglob("*") if p.is_file()]
     assert {"kenning.db", "hook-runs.log"} <= {p.name for p in files}
+    prepared = [json.loads(p.read_text()) for p in files if p.parent.name == "prepared"]
+    assert any(isinstance(p.get("wakeup"), str) and p["wakeup"] for p in prepared), prepared
     for path in files:
         assert_clean(str(path.relative_to(world.home)), path.read_bytes(), world)
