@@ -1,6 +1,6 @@
 """200 lessons with shell triggers against a long command (a 64 KB heredoc): the tool-call hook
 finds exactly the lessons whose triggers match, and RE2 decides each of the 200 the way Python's
-``re`` does on these (non-backtracking) shapes. How fast is bench/trigger_matching.py's job; a
+``re`` does on these (non-backtracking) shapes, anchored triggers also on each command of a chain. How fast is bench/trigger_matching.py's job; a
 catastrophic trigger is refused when written (tests/core/test_trigger_safety.py)."""
 
 from __future__ import annotations
@@ -26,8 +26,9 @@ SESSION = "7a11e550-0000-4000-8000-000000000200"
 WORDS = ["deploy", "publish", "migrate", "docker", "kubectl", "terraform", "pytest", "cargo", "helm", "psql"]
 BODY = "echo 'line of a heredoc with words and --flags' >> notes.txt\n" * 1100
 LONG = f"cat <<'EOF' > notes.txt\n{BODY}EOF\nkubectl apply -f deploy/app.yaml --namespace shop && helm7 upgrade shop ./chart --dry-run"
-# The two that match LONG, written like any other lesson's trigger.
-MATCHING = [r"\bkubectl apply -f \S+\.yaml --namespace shop\b", r"\bhelm7\s+\S+\s+\S+\s+\S+\s+--dry-run$"]
+# The two that match LONG, written like any other lesson's trigger: one anywhere in the line,
+# one anchored to a simple command of the chain (`… && helm7 upgrade … --dry-run`).
+MATCHING = [r"\bkubectl apply -f \S+\.yaml --namespace shop\b", r"^helm7 upgrade \S+ .*--dry-run$"]
 
 
 def triggers() -> list[str]:
@@ -42,12 +43,23 @@ def triggers() -> list[str]:
     return [*out[:120], MATCHING[0], *out[120:], MATCHING[1]]
 
 
+def oracle(pattern: str, command: str) -> bool:
+    """What a trigger means (kenning.core.matching.shell_fires), with Python's ``re``: it matches the command, or,
+    anchored, one of the simple commands the line chains (``&&``, ``||``, ``;``, ``|``, ``&``)."""
+    if re.search(pattern, command):
+        return True
+    if "^" not in pattern and "$" not in pattern:
+        return False
+    simple = [part.strip().lstrip("({").lstrip() for part in re.split(r"&&|\|\||;|\||&|\n", command)]
+    return any(re.search(pattern, part) for part in simple if part)
+
+
 def test_re2_decides_200_triggers_like_re_on_long_and_short_commands() -> None:
     short = "kubectl apply -f deploy/app.yaml --namespace shop --context prod"
     for pattern in triggers():
         assert parse_trigger(f"shell:{pattern}") is not None  # accepted when written
-        for command in (LONG, short, "docker12 --force", "PSQL3 -c 'select 1'"):
-            assert shell_fires(pattern, command) == bool(re.search(pattern, command)), (pattern, command[:40])
+        for command in (LONG, short, "docker12 --force", "cd infra && PSQL3 -c 'select 1'"):
+            assert shell_fires(pattern, command) == oracle(pattern, command), (pattern, command[:40])
     assert sorted(p for p in triggers() if shell_fires(p, LONG)) == sorted(MATCHING)
 
 
