@@ -16,7 +16,15 @@ from kenning.core.service import Core
 
 
 def pytest_report_header() -> str:
-    return f"sqlite {sqlite3.sqlite_version}"
+    return f"sqlite {sqlite3.sqlite_version}; PostgreSQL tests start their own server (tests/postgres_server.py)"
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    # The PostgreSQL server, if this process started or joined it: the last process of the
+    # run stops it and deletes its data folder.
+    import postgres_server
+
+    postgres_server.stop()
 
 
 @pytest.fixture(autouse=True)

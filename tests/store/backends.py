@@ -23,6 +23,24 @@ def open_sqlite(tmp_path: Path) -> Opened:
     return SqliteMemoryStore(db), db.close
 
 
+def open_postgres(tmp_path: Path) -> Opened:
+    """A database of its own on the run's PostgreSQL server (tests/postgres_server.py), opened
+    as its owner, who sees every workspace as the one SQLite file does."""
+    import postgres_server
+    from kenning.store.postgres.memories import PostgresMemoryStore
+    from kenning.store.postgres.schema import open_database
+
+    name = postgres_server.fresh_database()
+    db = open_database(postgres_server.dsn(name, postgres_server.OWNER), max_size=4)
+
+    def close() -> None:
+        db.close()
+        postgres_server.drop_database(name)
+
+    return PostgresMemoryStore(db), close
+
+
 BACKENDS: dict[str, Callable[[Path], Opened]] = {
     "sqlite": open_sqlite,
+    "postgres": open_postgres,
 }

@@ -23,6 +23,7 @@ from kenning.model import (
     Trigger,
 )
 from kenning.redacted import ensure, stored
+from kenning.store.guard import guarded, guarded_payload
 from kenning.store.protocol import (
     FACETS,
     Hit,
@@ -121,17 +122,6 @@ def _row_to_memory(row: sqlite3.Row) -> Memory:
     )
 
 
-def _guarded(m: Memory) -> Memory:
-    """The run-time side of the door: a text field that came around the types (``evolve``
-    takes anything) is redacted here, and so are the short fields a writer names freely
-    (its session, its tool, a citation, tags; a redaction of such a string costs ~3 µs)."""
-    return m.evolve(
-        text=ensure(m.text), reason=ensure(m.reason), rejected=ensure(m.rejected), status_note=ensure(m.status_note),
-        subject=ensure(m.subject), origin_tool=ensure(m.origin_tool), session=ensure(m.session),
-        branch=ensure(m.branch), source_ref=ensure(m.source_ref), tags=tuple(ensure(t) for t in m.tags),
-    )  # fmt: skip
-
-
 def _memory_values(m: Memory) -> list[object]:
     return [
         m.ref, m.workspace, m.scope, m.text, m.kind.value, m.reason, m.rejected,
@@ -162,22 +152,6 @@ def _row_to_doc(row: sqlite3.Row) -> DecisionDoc:
         outcome=tuple(stored(line) for line in json.loads(row["outcome"])), memory_ref=row["memory_ref"], author=row["author"],
         created_at=from_iso(row["created_at"]), updated_at=from_iso(row["updated_at"]), area=row["area"],
     )  # fmt: skip
-
-
-def _guarded_payload(payload: dict[str, object]) -> dict[str, object]:
-    """A review's payload carries proposed text (sentences, reasons): every string in it is
-    redacted on the way in, whatever the caller did."""
-
-    def walk(value: object) -> object:
-        if isinstance(value, str):
-            return ensure(value)
-        if isinstance(value, list | tuple):
-            return [walk(v) for v in value]
-        if isinstance(value, dict):
-            return {k: walk(v) for k, v in value.items()}
-        return value
-
-    return {k: walk(v) for k, v in payload.items()}
 
 
 def _row_to_review(row: sqlite3.Row) -> ReviewItem:
@@ -228,7 +202,7 @@ class SqliteMemoryStore:
 
     # -- memories -----------------------------------------------------------------------
     def insert(self, memory: Memory) -> None:
-        memory = _guarded(memory)
+        memory = guarded(memory)
         with self.db.transaction() as conn:
             cur = conn.execute(
                 f"INSERT INTO memories ({', '.join(_COLUMNS)}) VALUES ({_in(_COLUMNS)})",
@@ -242,7 +216,7 @@ class SqliteMemoryStore:
             memory_search.stats_add(conn, fields)
 
     def update(self, memory: Memory) -> None:
-        memory = _guarded(memory)
+        memory = guarded(memory)
         with self.db.transaction() as conn:
             row = conn.execute(
                 "SELECT id, text, reason, rejected, tags, subject, trigger, source_ref FROM memories WHERE ref = ?",
@@ -558,7 +532,7 @@ class SqliteMemoryStore:
         cur = self.db.execute(
             "INSERT INTO reviews (workspace, scope, kind, payload, refs, proposed_by, created_at, resolved_at,"
             " resolution, batch) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (item.workspace, item.scope, item.kind, json.dumps(_guarded_payload(item.payload)), " ".join(item.refs),
+            (item.workspace, item.scope, item.kind, json.dumps(guarded_payload(item.payload)), " ".join(item.refs),
              item.proposed_by, to_iso(item.created_at), to_iso(item.resolved_at) if item.resolved_at else None,
              item.resolution, item.batch),
         )  # fmt: skip
@@ -581,7 +555,7 @@ class SqliteMemoryStore:
     def update_review(self, item: ReviewItem) -> None:
         self.db.execute(
             "UPDATE reviews SET payload = ?, resolved_at = ?, resolution = ?, batch = ? WHERE id = ?",
-            (json.dumps(_guarded_payload(item.payload)), to_iso(item.resolved_at) if item.resolved_at else None, item.resolution,
+            (json.dumps(guarded_payload(item.payload)), to_iso(item.resolved_at) if item.resolved_at else None, item.resolution,
              item.batch, item.id),
         )  # fmt: skip
 

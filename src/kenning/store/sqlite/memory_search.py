@@ -28,14 +28,9 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from kenning.store.indexing import K1, WEIGHTS, B, idf, index_fields, weighted_terms
 from kenning.store.sqlite.db import Database
-from kenning.text import memory_index_text
 
-K1 = 1.2
-B = 0.75
-# Column weights (text, reason, tags, citation). Equal: on the recall-eval set a heavier
-# sentence column lost to equal weights in every project (bench/recall_eval.py).
-WEIGHTS = (1.0, 1.0, 1.0, 1.0)
 # Past this many candidate rows, ranking every match at once costs less than the rounds.
 MAX_CANDIDATES = 6000
 # Below this many postings of the query's terms, every match is ranked at once.
@@ -48,32 +43,6 @@ START = 0.8
 STEP = 0.75
 # ub(t) is scaled up by this much so floating-point rounding cannot make a bound fall short.
 SLACK = 1.0 + 1e-9
-
-
-def index_fields(
-    text: str, reason: str, rejected: str, tags: Sequence[str], subject: str, trigger: str, source_ref: str
-) -> list[str]:
-    """The four indexed columns of a memory: its sentence; its reason with what it turned
-    down; its tags with its slot key and trigger pattern (the writer's own topic words:
-    ``entity.unique_id``, ``pytest .*tests``); its citation."""
-    return [
-        memory_index_text(text),
-        memory_index_text(f"{reason} {rejected}"),
-        memory_index_text(" ".join([*tags, subject.replace(".", " "), trigger])),
-        memory_index_text(source_ref),
-    ]
-
-
-def weighted_terms(fields: Sequence[str]) -> tuple[dict[str, float], int]:
-    """Weighted term frequency of each term in the four stemmed fields, and their length."""
-    freq: dict[str, float] = {}
-    length = 0
-    for weight, field in zip(WEIGHTS, fields, strict=True):
-        tokens = field.split()
-        length += len(tokens)
-        for token in tokens:
-            freq[token] = freq.get(token, 0.0) + weight
-    return freq, length
 
 
 # -- term statistics (kept in step with memory_terms) -------------------------------------
@@ -173,11 +142,6 @@ def _in(values: Sequence[object]) -> str:
 
 
 # -- ranking ------------------------------------------------------------------------------
-def idf(docs: int, df: int) -> float:
-    # As FTS5 computes it (fts5_aux.c): a term in more than half the rows counts almost nothing.
-    return max(1e-6, math.log((docs - df + 0.5) / (df + 0.5)))
-
-
 def _tf_part(freq: float, length: int, avgdl: float) -> float:
     return (freq * (K1 + 1.0)) / (freq + K1 * (1 - B + B * length / avgdl))
 

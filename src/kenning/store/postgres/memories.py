@@ -1,0 +1,550 @@
+"""PostgreSQL implementation of :class:`kenning.store.protocol.MemoryStore`.
+
+Every statement names its workspace, and runs in a transaction bound to it (row-level
+security, :mod:`kenning.store.postgres.rls`). The calls of the protocol that name no workspace
+(a memory by its ref, the index statistics, meta) act in the database's bound workspace; on
+an unbound database (the schema owner's view: the local store, admin tools, the contract
+suite) they look across workspaces, as the SQLite store does in its one file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from datetime import UTC, datetime
+
+from kenning.model import (
+    Citation,
+    DecisionDoc,
+    Kind,
+    Memory,
+    MemoryEvent,
+    Origin,
+    ReviewItem,
+    Status,
+    Trigger,
+)
+from kenning.redacted import ensure, stored
+from kenning.store.guard import guarded, guarded_payload
+from kenning.store.indexing import index_fields, weighted_terms
+from kenning.store.postgres import memory_search
+from kenning.store.postgres.db import Database, Row
+from kenning.store.protocol import FACETS, Hit, IndexStats, MemoryFilter, ScopeRow, SessionWrites, UseRow
+
+_COLUMNS = [
+    "ref", "workspace", "scope", "text", "kind", "reason", "rejected", "trigger", "confidence", "status",
+    "status_at", "status_note", "subject", "origin", "origin_tool", "session", "branch", "pinned",
+    "index_pinned", "hidden", "held", "protected", "source_ref", "source_hash", "citation", "tags",
+    "created_at", "confirmed_at", "last_used_at", "uses", "confirmations", "recalled",
+]  # fmt: skip
+_INDEXED = ("text", "reason", "rejected", "tags", "subject", "trigger", "source_ref")
+
+_KINDS = {k.value: k for k in Kind}
+_STATUSES = {s.value: s for s in Status}
+_ORIGINS = {o.value: o for o in Origin}
+_CITATIONS = {c.value: c for c in Citation}
+
+
+def _utc(value: datetime) -> datetime:
+    return value if value.tzinfo is UTC else value.astimezone(UTC)
+
+
+def _opt_utc(value: datetime | None) -> datetime | None:
+    return None if value is None else _utc(value)
+
+
+def _row_to_memory(row: Row) -> Memory:
+    return Memory(
+        ref=row["ref"], workspace=row["workspace"], scope=row["scope"], text=stored(row["text"]),
+        kind=_KINDS[row["kind"]], reason=stored(row["reason"]), rejected=stored(row["rejected"]),
+        trigger=Trigger.from_text(row["trigger"]) if row["trigger"] else None, confidence=row["confidence"],
+        status=_STATUSES[row["status"]], status_at=_opt_utc(row["status_at"]),
+        status_note=stored(row["status_note"]), subject=row["subject"], origin=_ORIGINS[row["origin"]],
+        origin_tool=row["origin_tool"], session=row["session"], branch=row["branch"], pinned=row["pinned"],
+        index_pinned=row["index_pinned"], hidden=row["hidden"], held=row["held"], protected=row["protected"],
+        source_ref=row["source_ref"], source_hash=row["source_hash"], citation=_CITATIONS[row["citation"]],
+        tags=tuple(row["tags"]), created_at=_utc(row["created_at"]), confirmed_at=_utc(row["confirmed_at"]),
+        last_used_at=_opt_utc(row["last_used_at"]), uses=row["uses"], confirmations=row["confirmations"],
+        recalled=row["recalled"],
+    )  # fmt: skip
+
+
+def _memory_values(m: Memory) -> list[object]:
+    return [
+        m.ref, m.workspace, m.scope, m.text, m.kind.value, m.reason, m.rejected,
+        m.trigger.to_text() if m.trigger else None, m.confidence, m.status.value, m.status_at, m.status_note,
+        m.subject, m.origin.value, m.origin_tool, m.session, m.branch, m.pinned, m.index_pinned, m.hidden,
+        m.held, m.protected, m.source_ref, m.source_hash, m.citation.value, list(m.tags), m.created_at,
+        m.confirmed_at, m.last_used_at, m.uses, m.confirmations, m.recalled,
+    ]  # fmt: skip
+
+
+def _term_values(m: Memory) -> list[str]:
+    return index_fields(
+        m.text, m.reason, m.rejected, m.tags, m.subject, m.trigger.pattern if m.trigger else "", m.source_ref
+    )
+
+
+def _indexed(m: Memory) -> tuple[object, ...]:
+    return (m.text, m.reason, m.rejected, list(m.tags), m.subject, m.trigger.to_text() if m.trigger else None,
+            m.source_ref)  # fmt: skip
+
+
+def _row_to_doc(row: Row) -> DecisionDoc:
+    return DecisionDoc(
+        id=row["id"], workspace=row["workspace"], scope=row["scope"], title=stored(row["title"]),
+        decision=stored(row["decision"]), reason=stored(row["reason"]), rejected=stored(row["rejected"]),
+        confidence=row["confidence"], source_ref=row["source_ref"],
+        outcome=tuple(stored(line) for line in json.loads(row["outcome"])), memory_ref=row["memory_ref"],
+        author=row["author"], created_at=_utc(row["created_at"]), updated_at=_utc(row["updated_at"]), area=row["area"],
+    )  # fmt: skip
+
+
+def _row_to_review(row: Row) -> ReviewItem:
+    return ReviewItem(
+        id=row["id"], workspace=row["workspace"], scope=row["scope"], kind=row["kind"],
+        payload=json.loads(row["payload"]), proposed_by=row["proposed_by"], created_at=_utc(row["created_at"]),
+        resolved_at=_opt_utc(row["resolved_at"]), resolution=row["resolution"], batch=row["batch"],
+        refs=tuple(row["refs"]),
+    )  # fmt: skip
+
+
+def _scope(row: Row) -> ScopeRow:
+    return ScopeRow(
+        workspace=row["workspace"], key=row["key"], kind=row["kind"], name=row["name"], root=row["root"],
+        parent=row["parent"], created_at=_utc(row["created_at"]), removed_at=_opt_utc(row["removed_at"]),
+    )  # fmt: skip
+
+
+class PostgresMemoryStore:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def transaction(self) -> AbstractContextManager[object]:
+        return self.db.transaction()
+
+    # The workspace a call that names none acts in, as a clause over ``alias`` (nothing on an
+    # unbound database: the owner sees every workspace, as SQLite does).
+    def _mine(self, alias: str = "") -> tuple[str, dict[str, object]]:
+        if self.db.workspace is None:
+            return "", {}
+        return f" AND {alias + '.' if alias else ''}workspace = %(bound)s", {"bound": self.db.workspace}
+
+    # -- scopes -------------------------------------------------------------------------
+    def upsert_scope(self, scope: ScopeRow) -> None:
+        self.db.execute(
+            "INSERT INTO scopes (workspace, key, kind, name, root, parent, created_at, removed_at)"
+            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
+            " ON CONFLICT (workspace, key) DO UPDATE SET kind = excluded.kind, name = excluded.name,"
+            " root = CASE WHEN excluded.root != '' THEN excluded.root ELSE scopes.root END,"
+            " parent = CASE WHEN excluded.parent != '' THEN excluded.parent ELSE scopes.parent END,"
+            " removed_at = excluded.removed_at",
+            (scope.workspace, scope.key, scope.kind, scope.name, scope.root, scope.parent, scope.created_at,
+             scope.removed_at),
+            workspace=scope.workspace,
+        )  # fmt: skip
+
+    def get_scope(self, workspace: str, key: str) -> ScopeRow | None:
+        row = self.db.one(
+            "SELECT * FROM scopes WHERE workspace = %s AND key = %s", (workspace, key), workspace=workspace
+        )
+        return _scope(row) if row else None
+
+    def list_scopes(self, workspace: str) -> list[ScopeRow]:
+        rows = self.db.query("SELECT * FROM scopes WHERE workspace = %s ORDER BY key", (workspace,), workspace=workspace)
+        return [_scope(r) for r in rows]
+
+    # -- memories -----------------------------------------------------------------------
+    def insert(self, memory: Memory) -> None:
+        memory = guarded(memory)
+        with self.db.transaction(memory.workspace) as cur:
+            row = cur.execute(
+                f"INSERT INTO memories ({', '.join(_COLUMNS)}) VALUES ({', '.join('%s' for _ in _COLUMNS)})"
+                " RETURNING id".encode(),
+                _memory_values(memory),
+            ).fetchone()
+            assert row is not None
+            memory_search.index_add(cur, memory.workspace, row["id"], _term_values(memory))
+
+    def update(self, memory: Memory) -> None:
+        memory = guarded(memory)
+        mine, bound = self._mine()
+        with self.db.transaction(memory.workspace) as cur:
+            row = cur.execute(
+                f"SELECT workspace, id, {', '.join(_INDEXED)} FROM memories WHERE ref = %(ref)s{mine}"
+                " ORDER BY workspace LIMIT 1".encode(),
+                {"ref": memory.ref, **bound},
+            ).fetchone()
+            if row is None:
+                raise KeyError(memory.ref)
+            moved = row["workspace"] != memory.workspace
+            reindex = moved or tuple(row[c] for c in _INDEXED) != _indexed(memory)
+            if reindex:
+                memory_search.index_remove(cur, row["workspace"], row["id"])
+            sets = ", ".join(f"{c} = %s" for c in _COLUMNS[1:])
+            cur.execute(
+                f"UPDATE memories SET {sets} WHERE workspace = %s AND id = %s".encode(),
+                [*_memory_values(memory)[1:], row["workspace"], row["id"]],
+            )
+            if reindex:
+                # A memory moved to another workspace took its terms row along (ON UPDATE CASCADE).
+                memory_search.index_add(cur, memory.workspace, row["id"], _term_values(memory), insert=False)
+
+    def get(self, ref: str) -> Memory | None:
+        mine, bound = self._mine()
+        row = self.db.one(
+            f"SELECT * FROM memories WHERE ref = %(ref)s{mine} ORDER BY workspace LIMIT 1", {"ref": ref, **bound}
+        )
+        return _row_to_memory(row) if row else None
+
+    def get_many(self, refs: Sequence[str]) -> list[Memory]:
+        if not refs:
+            return []
+        mine, bound = self._mine()
+        rows = self.db.query(
+            f"SELECT * FROM memories WHERE ref = ANY(%(refs)s){mine} ORDER BY workspace DESC",
+            {"refs": list(refs), **bound},
+        )
+        by_ref = {r["ref"]: _row_to_memory(r) for r in rows}
+        return [by_ref[r] for r in refs if r in by_ref]
+
+    def by_subject(self, workspace: str, scopes: Sequence[str], subject: str) -> list[Memory]:
+        rows = self.db.query(
+            "SELECT * FROM memories WHERE workspace = %s AND scope = ANY(%s) AND subject = %s"
+            " AND status = 'active' ORDER BY created_at, id",
+            (workspace, list(scopes), subject),
+            workspace=workspace,
+        )
+        return [_row_to_memory(r) for r in rows]
+
+    def subjects(self, workspace: str, scopes: Sequence[str], kind: Kind) -> list[str]:
+        rows = self.db.query(
+            "SELECT DISTINCT subject FROM memories WHERE workspace = %s AND scope = ANY(%s)"
+            " AND kind = %s AND subject != '' AND status = 'active'",
+            (workspace, list(scopes), kind.value),
+            workspace=workspace,
+        )
+        return [r["subject"] for r in rows]
+
+    @staticmethod
+    def _where(flt: MemoryFilter, alias: str = "") -> tuple[str, dict[str, object]]:
+        p = f"{alias}." if alias else ""
+        clauses = [f"{p}workspace = %(f_ws)s", f"{p}scope = ANY(%(f_scopes)s)"]
+        params: dict[str, object] = {"f_ws": flt.workspace, "f_scopes": list(flt.scopes)}
+        if flt.statuses:
+            clauses.append(f"{p}status = ANY(%(f_statuses)s)")
+            params["f_statuses"] = [s.value for s in flt.statuses]
+        if flt.kinds:
+            clauses.append(f"{p}kind = ANY(%(f_kinds)s)")
+            params["f_kinds"] = [k.value for k in flt.kinds]
+        if flt.session is not None:
+            clauses.append(f"{p}session = %(f_session)s")
+            params["f_session"] = flt.session
+        if flt.with_trigger is True:
+            clauses.append(f"{p}trigger IS NOT NULL")
+        elif flt.with_trigger is False:
+            clauses.append(f"{p}trigger IS NULL")
+        if flt.source_ref_like is not None:
+            # As SQLite's LIKE: letters match either case, and no escape character.
+            clauses.append(f"{p}source_ref ILIKE %(f_like)s ESCAPE ''")
+            params["f_like"] = flt.source_ref_like
+        if flt.origins:
+            clauses.append(f"{p}origin = ANY(%(f_origins)s)")
+            params["f_origins"] = [o.value for o in flt.origins]
+        if flt.origin_tools:
+            clauses.append(f"{p}origin_tool = ANY(%(f_tools)s)")
+            params["f_tools"] = list(flt.origin_tools)
+        if flt.idle_before is not None:
+            clauses.append(f"{p}created_at < %(f_idle)s AND {p}confirmed_at < %(f_idle)s AND ({p}last_used_at IS NULL"
+                           f" OR {p}last_used_at < %(f_idle)s) AND NOT {p}pinned AND NOT {p}index_pinned")  # fmt: skip
+            params["f_idle"] = flt.idle_before
+        return " AND ".join(clauses), params
+
+    def find(
+        self, flt: MemoryFilter, *, offset: int = 0, limit: int | None = None, newest_first: bool = False
+    ) -> list[Memory]:
+        where, params = self._where(flt)
+        order = "DESC" if newest_first else "ASC"
+        rows = self.db.query(
+            f"SELECT * FROM memories WHERE {where} ORDER BY created_at {order}, id {order}"
+            " LIMIT %(limit)s OFFSET %(offset)s",
+            {**params, "limit": limit, "offset": offset},
+            workspace=flt.workspace,
+        )
+        return [_row_to_memory(r) for r in rows]
+
+    def count(self, flt: MemoryFilter) -> int:
+        where, params = self._where(flt)
+        row = self.db.one(f"SELECT count(*) AS n FROM memories WHERE {where}", params, workspace=flt.workspace)
+        return int(row["n"]) if row else 0
+
+    def facet_counts(self, flt: MemoryFilter, facet: str) -> dict[str, int]:
+        if facet not in FACETS:
+            raise ValueError(f"no facet {facet!r}")
+        where, params = self._where(flt)
+        rows = self.db.query(
+            f"SELECT {facet} AS value, count(*) AS n FROM memories WHERE {where} GROUP BY {facet}",
+            params,
+            workspace=flt.workspace,
+        )
+        return {str(r["value"]): int(r["n"]) for r in rows}
+
+    def memory_scopes(self, workspace: str) -> list[str]:
+        rows = self.db.query(
+            "SELECT DISTINCT scope FROM memories WHERE workspace = %s ORDER BY scope", (workspace,), workspace=workspace
+        )
+        return [str(r["scope"]) for r in rows]
+
+    def sessions_written(self, workspace: str, scopes: Sequence[str], *, limit: int = 200) -> list[SessionWrites]:
+        rows = self.db.query(
+            "SELECT session, count(*) AS n, count(*) FILTER (WHERE status = 'active') AS active,"
+            " min(created_at) AS first_at, max(created_at) AS last_at FROM memories"
+            " WHERE workspace = %s AND scope = ANY(%s) AND session != ''"
+            " GROUP BY session ORDER BY last_at DESC, session LIMIT %s",
+            (workspace, list(scopes), limit),
+            workspace=workspace,
+        )
+        return [SessionWrites(r["session"], int(r["n"]), int(r["active"]), _utc(r["first_at"]), _utc(r["last_at"]))
+                for r in rows]  # fmt: skip
+
+    def iter_all(self, workspace: str) -> Iterator[Memory]:
+        rows = self.db.query("SELECT * FROM memories WHERE workspace = %s ORDER BY id", (workspace,), workspace=workspace)
+        for row in rows:
+            yield _row_to_memory(row)
+
+    # -- search -------------------------------------------------------------------------
+    def _stats_workspace(self) -> str | None:
+        return self.db.workspace
+
+    def search(
+        self, flt: MemoryFilter, terms: Sequence[str], *, limit: int, report: Sequence[str] = ()
+    ) -> list[Hit]:
+        unique = sorted({t for t in terms if t})
+        if not unique:
+            return []
+        where, params = self._where(flt, "m")
+        with self.db.transaction(flt.workspace) as cur:
+            stats = memory_search.term_stats(cur, self._stats_workspace(), unique)
+            best = memory_search.rank(cur, flt.workspace, where, params, unique, stats, limit)
+            if not best:
+                return []
+            rows = cur.execute(
+                b"SELECT * FROM memories WHERE workspace = %s AND id = ANY(%s)",
+                (flt.workspace, [c.id for c in best]),
+            ).fetchall()
+        by_id = {r["id"]: r for r in rows}
+        asked = {*unique, *report}
+        hits = []
+        for c in best:
+            freqs, length = weighted_terms(c.fields)
+            hits.append(Hit(_row_to_memory(by_id[c.id]), c.score, frozenset(freqs.keys() & asked), freqs, length))
+        return hits
+
+    def index_stats(self, terms: Sequence[str]) -> IndexStats:
+        with self.db.transaction() as cur:
+            stats = memory_search.term_stats(cur, self._stats_workspace(), sorted(set(terms)))
+        return IndexStats(stats.docs, stats.avgdl, stats.df)
+
+    def doc_freq(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
+        with self.db.transaction() as cur:
+            stats = memory_search.term_stats(cur, self._stats_workspace(), sorted(set(terms)))
+        return stats.docs, stats.df
+
+    def terms_with_prefix(self, prefix: str, limit: int) -> list[str]:
+        """Indexed terms that start with ``prefix`` (a range over the term table's key)."""
+        with self.db.transaction() as cur:
+            return memory_search.terms_with_prefix(cur, self._stats_workspace(), prefix, limit)
+
+    def mark_recalled(self, refs: Sequence[str]) -> None:
+        if refs:
+            mine, bound = self._mine()
+            self.db.execute(
+                f"UPDATE memories SET recalled = recalled + 1 WHERE ref = ANY(%(refs)s){mine}",
+                {"refs": list(refs), **bound},
+            )
+
+    # -- history and use ----------------------------------------------------------------
+    def add_event(self, event: MemoryEvent) -> None:
+        mine, bound = self._mine()
+        added = self.db.execute(
+            "INSERT INTO memory_events (workspace, ref, at, event, detail, other_ref)"
+            " SELECT workspace, ref, %(at)s, %(event)s, %(detail)s, %(other)s FROM memories"
+            f" WHERE ref = %(ref)s{mine} ORDER BY workspace LIMIT 1",
+            {"at": event.at, "event": event.event, "detail": ensure(event.detail), "other": event.other_ref,
+             "ref": event.ref, **bound},
+        )  # fmt: skip
+        if not added:
+            raise KeyError(event.ref)
+
+    def events(self, ref: str) -> list[MemoryEvent]:
+        mine, bound = self._mine()
+        rows = self.db.query(
+            f"SELECT * FROM memory_events WHERE ref = %(ref)s{mine} ORDER BY at, id", {"ref": ref, **bound}
+        )
+        return [MemoryEvent(r["ref"], _utc(r["at"]), r["event"], r["detail"], r["other_ref"]) for r in rows]
+
+    def add_use(self, use: UseRow) -> None:
+        mine, bound = self._mine()
+        added = self.db.execute(
+            "INSERT INTO memory_uses (workspace, ref, session, tool, branch, at)"
+            " SELECT workspace, ref, %(session)s, %(tool)s, %(branch)s, %(at)s FROM memories"
+            f" WHERE ref = %(ref)s{mine} ORDER BY workspace LIMIT 1",
+            {"session": ensure(use.session), "tool": ensure(use.tool), "branch": ensure(use.branch), "at": use.at,
+             "ref": use.ref, **bound},
+        )  # fmt: skip
+        if not added:
+            raise KeyError(use.ref)
+
+    @staticmethod
+    def _uses(rows: list[Row]) -> list[UseRow]:
+        return [UseRow(r["ref"], r["session"], r["tool"], r["branch"], _utc(r["at"])) for r in rows]
+
+    def uses(self, ref: str) -> list[UseRow]:
+        mine, bound = self._mine()
+        return self._uses(
+            self.db.query(f"SELECT * FROM memory_uses WHERE ref = %(ref)s{mine} ORDER BY at, id", {"ref": ref, **bound})
+        )
+
+    def uses_in_session(self, session: str) -> list[UseRow]:
+        mine, bound = self._mine()
+        return self._uses(
+            self.db.query(
+                f"SELECT * FROM memory_uses WHERE session = %(session)s{mine} ORDER BY at, id",
+                {"session": session, **bound},
+            )
+        )
+
+    # -- decision docs ------------------------------------------------------------------
+    def save_decision_doc(self, doc: DecisionDoc) -> DecisionDoc:
+        values = {
+            "workspace": doc.workspace, "scope": doc.scope, "title": ensure(doc.title),
+            "decision": ensure(doc.decision), "reason": ensure(doc.reason), "rejected": ensure(doc.rejected),
+            "confidence": doc.confidence, "source_ref": doc.source_ref,
+            "outcome": json.dumps([ensure(line) for line in doc.outcome]), "memory_ref": doc.memory_ref,
+            "author": doc.author, "area": doc.area, "created_at": doc.created_at, "updated_at": doc.updated_at,
+        }  # fmt: skip
+        if doc.id:
+            mine, bound = self._mine()
+            self.db.execute(
+                f"UPDATE decision_docs SET {', '.join(f'{c} = %({c})s' for c in values)}"
+                f" WHERE id = %(id)s{mine}",
+                {**values, "id": doc.id, **bound},
+                workspace=doc.workspace,
+            )
+            return doc
+        row = self.db.one(
+            f"INSERT INTO decision_docs ({', '.join(values)}) VALUES ({', '.join(f'%({c})s' for c in values)})"
+            " RETURNING *",
+            values,
+            workspace=doc.workspace,
+        )
+        assert row is not None
+        return _row_to_doc(row)
+
+    def decision_doc(self, workspace: str, scope: str, title: str, author: str) -> DecisionDoc | None:
+        row = self.db.one(
+            "SELECT * FROM decision_docs WHERE workspace = %s AND scope = %s AND title = %s AND author = %s",
+            (workspace, scope, title, author),
+            workspace=workspace,
+        )
+        return _row_to_doc(row) if row else None
+
+    def decision_doc_by_id(self, doc_id: int) -> DecisionDoc | None:
+        mine, bound = self._mine()
+        row = self.db.one(f"SELECT * FROM decision_docs WHERE id = %(id)s{mine}", {"id": doc_id, **bound})
+        return _row_to_doc(row) if row else None
+
+    def decision_doc_for(self, ref: str) -> DecisionDoc | None:
+        mine, bound = self._mine()
+        row = self.db.one(
+            f"SELECT * FROM decision_docs WHERE memory_ref = %(ref)s{mine} ORDER BY id DESC LIMIT 1",
+            {"ref": ref, **bound},
+        )
+        return _row_to_doc(row) if row else None
+
+    def decision_docs(self, workspace: str, scopes: Sequence[str]) -> list[DecisionDoc]:
+        rows = self.db.query(
+            "SELECT * FROM decision_docs WHERE workspace = %s AND scope = ANY(%s) ORDER BY updated_at DESC, id",
+            (workspace, list(scopes)),
+            workspace=workspace,
+        )
+        return [_row_to_doc(r) for r in rows]
+
+    # -- needs review -------------------------------------------------------------------
+    def add_review(self, item: ReviewItem) -> ReviewItem:
+        row = self.db.one(
+            "INSERT INTO reviews (workspace, scope, kind, payload, refs, proposed_by, created_at, resolved_at,"
+            " resolution, batch) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING *",
+            (item.workspace, item.scope, item.kind, json.dumps(guarded_payload(item.payload)), list(item.refs),
+             item.proposed_by, item.created_at, item.resolved_at, item.resolution, item.batch),
+            workspace=item.workspace,
+        )  # fmt: skip
+        assert row is not None
+        return _row_to_review(row)
+
+    def review(self, review_id: int) -> ReviewItem | None:
+        mine, bound = self._mine()
+        row = self.db.one(f"SELECT * FROM reviews WHERE id = %(id)s{mine}", {"id": review_id, **bound})
+        return _row_to_review(row) if row else None
+
+    def reviews(self, workspace: str, scopes: Sequence[str], *, open_only: bool = True) -> list[ReviewItem]:
+        extra = " AND resolved_at IS NULL" if open_only else ""
+        rows = self.db.query(
+            f"SELECT * FROM reviews WHERE workspace = %s AND scope = ANY(%s){extra} ORDER BY id",
+            (workspace, list(scopes)),
+            workspace=workspace,
+        )
+        return [_row_to_review(r) for r in rows]
+
+    def update_review(self, item: ReviewItem) -> None:
+        self.db.execute(
+            "UPDATE reviews SET payload = %s, resolved_at = %s, resolution = %s, batch = %s"
+            " WHERE workspace = %s AND id = %s",
+            (json.dumps(guarded_payload(item.payload)), item.resolved_at, item.resolution, item.batch,
+             item.workspace, item.id),
+            workspace=item.workspace,
+        )  # fmt: skip
+
+    # -- policies and meta --------------------------------------------------------------
+    def set_policy(self, workspace: str, scope: str, setting: str, value: str, at: datetime) -> None:
+        self.db.execute(
+            "INSERT INTO policies (workspace, scope, setting, value, set_at) VALUES (%s, %s, %s, %s, %s)"
+            " ON CONFLICT (workspace, scope, setting) DO UPDATE SET value = excluded.value, set_at = excluded.set_at",
+            (workspace, scope, setting, value, at),
+            workspace=workspace,
+        )
+
+    def clear_policy(self, workspace: str, scope: str, setting: str) -> None:
+        self.db.execute(
+            "DELETE FROM policies WHERE workspace = %s AND scope = %s AND setting = %s",
+            (workspace, scope, setting),
+            workspace=workspace,
+        )
+
+    def policies(self, workspace: str, scope: str) -> dict[str, str]:
+        rows = self.db.query(
+            "SELECT setting, value FROM policies WHERE workspace = %s AND scope = %s",
+            (workspace, scope),
+            workspace=workspace,
+        )
+        return {r["setting"]: r["value"] for r in rows}
+
+    # Meta is per workspace; an unbound database keeps its own under the empty workspace.
+    def _meta_workspace(self) -> str:
+        return self.db.workspace if self.db.workspace is not None else ""
+
+    def get_meta(self, key: str) -> str | None:
+        ws = self._meta_workspace()
+        row = self.db.one("SELECT value FROM meta WHERE workspace = %s AND key = %s", (ws, key), workspace=ws)
+        return str(row["value"]) if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        ws = self._meta_workspace()
+        self.db.execute(
+            "INSERT INTO meta (workspace, key, value) VALUES (%s, %s, %s)"
+            " ON CONFLICT (workspace, key) DO UPDATE SET value = excluded.value",
+            (ws, key, value),
+            workspace=ws,
+        )
+
