@@ -30,7 +30,16 @@ from kenning.store.guard import guarded, guarded_payload
 from kenning.store.indexing import index_fields, weighted_terms
 from kenning.store.postgres import memory_search
 from kenning.store.postgres.db import Database, Row
-from kenning.store.protocol import FACETS, Hit, IndexStats, MemoryFilter, ScopeRow, SessionWrites, UseRow
+from kenning.store.protocol import (
+    FACETS,
+    Hit,
+    IndexStats,
+    MemoryFilter,
+    ScopeRow,
+    SessionWrites,
+    Tombstone,
+    UseRow,
+)
 
 _COLUMNS = [
     "ref", "workspace", "scope", "text", "kind", "reason", "rejected", "trigger", "confidence", "status",
@@ -548,3 +557,41 @@ class PostgresMemoryStore:
             workspace=ws,
         )
 
+    # -- erasure --------------------------------------------------------------------------
+    def delete(self, ref: str) -> bool:
+        """Delete a memory for real: its row, its postings and their statistics, its history
+        and uses, its decision doc, and the review items that name it."""
+        mine, bound = self._mine()
+        with self.db.transaction() as cur:
+            row = cur.execute(
+                f"SELECT workspace, id FROM memories WHERE ref = %(ref)s{mine} ORDER BY workspace LIMIT 1".encode(),
+                {"ref": ref, **bound},
+            ).fetchone()
+            if row is None:
+                return False
+            ws, memory = row["workspace"], row["id"]
+            memory_search.index_remove(cur, ws, memory)
+            for table, column in (("memory_events", "ref"), ("memory_uses", "ref"), ("decision_docs", "memory_ref")):
+                cur.execute(f"DELETE FROM {table} WHERE workspace = %s AND {column} = %s".encode(), (ws, ref))
+            cur.execute(b"DELETE FROM reviews WHERE workspace = %s AND %s = ANY(refs)", (ws, ref))
+            # The terms row and the postings go with it (ON DELETE CASCADE).
+            cur.execute(b"DELETE FROM memories WHERE workspace = %s AND id = %s", (ws, memory))
+        return True
+
+    def add_tombstone(self, workspace: str, kind: str, key: str, digest: str, at: datetime) -> bool:
+        """Leave a tombstone; False when one was there already."""
+        return (
+            self.db.execute(
+                "INSERT INTO tombstones (workspace, kind, key, digest, at) VALUES (%s, %s, %s, %s, %s)"
+                " ON CONFLICT (workspace, kind, key) DO NOTHING",
+                (workspace, kind, key, digest, at),
+                workspace=workspace,
+            )
+            > 0
+        )
+
+    def tombstones(self, workspace: str) -> list[Tombstone]:
+        rows = self.db.query(
+            "SELECT * FROM tombstones WHERE workspace = %s ORDER BY at, kind, key", (workspace,), workspace=workspace
+        )
+        return [Tombstone(r["workspace"], r["kind"], r["key"], r["digest"], _utc(r["at"])) for r in rows]

@@ -17,7 +17,7 @@ from kenning.store.postgres.db import MigrationSet
 MIGRATIONS = MigrationSet("memory")
 
 _TABLES = ("scopes", "memories", "memory_terms", "memory_postings", "memory_term_stats", "memory_index_totals",
-           "memory_events", "memory_uses", "decision_docs", "reviews", "policies", "meta")  # fmt: skip
+           "memory_events", "memory_uses", "decision_docs", "reviews", "policies", "meta", "tombstones")  # fmt: skip
 
 MIGRATIONS.add(
     "m001_memories",
@@ -197,6 +197,17 @@ MIGRATIONS.add(
         key TEXT COLLATE "C" NOT NULL,
         value TEXT NOT NULL,
         PRIMARY KEY (workspace, key)
+    );
+
+    -- What `kenning forget` deleted: a memory's ref and a hash of its normalised text (never
+    -- the text), or a captured session's id, so a later sync or import does not bring it back.
+    CREATE TABLE tombstones (
+        workspace TEXT COLLATE "C" NOT NULL,
+        kind TEXT COLLATE "C" NOT NULL CHECK (kind IN ('memory', 'session')),
+        key TEXT COLLATE "C" NOT NULL,
+        digest TEXT NOT NULL DEFAULT '',
+        at TIMESTAMPTZ NOT NULL,
+        PRIMARY KEY (workspace, kind, key)
     );
     """
     + rls.protect(*_TABLES),
