@@ -123,38 +123,50 @@ def _connect(database: str, *, user: str = "postgres", autocommit: bool = False)
 
 
 def _ensure_template() -> None:
-    """Roles and the migrated template database, made once per run (under an advisory lock,
-    as several workers ask at once); the template appears under its name only when complete."""
+    """Roles and the migrated template database, made once per run."""
     global _template_ready
     if _template_ready:
         return
     from kenning.store.postgres.schema import migrate_schema
 
-    with _connect("postgres", autocommit=True) as conn:
-        conn.execute("SELECT pg_advisory_lock(%s)", (_TEMPLATE_LOCK,))
-        try:
-            if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (TEMPLATE,)).fetchone() is None:
-                for role, options in ((OWNER, "LOGIN"), (APP, "NOLOGIN")):
-                    if conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchone() is None:
-                        conn.execute(f"CREATE ROLE {role} {options}")
-                building = f"{TEMPLATE}_building"
-                conn.execute(f"DROP DATABASE IF EXISTS {building}")
-                conn.execute(f"CREATE DATABASE {building} OWNER {OWNER}")
-                migrate_schema(dsn(building, OWNER))
-                conn.execute(f"ALTER DATABASE {building} RENAME TO {TEMPLATE}")
-                conn.execute(f"ALTER DATABASE {TEMPLATE} WITH IS_TEMPLATE true")
-        finally:
-            conn.execute("SELECT pg_advisory_unlock(%s)", (_TEMPLATE_LOCK,))
+    def roles(conn: Any) -> None:
+        for role, options in ((OWNER, "LOGIN"), (APP, "NOLOGIN")):
+            if conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchone() is None:
+                conn.execute(f"CREATE ROLE {role} {options}")
+
+    ensure_template(TEMPLATE, lambda name: migrate_schema(dsn(name, OWNER)), before=roles)
     _template_ready = True
 
 
-def fresh_database(*, migrated: bool = True) -> str:
-    """A new database of its own for one test, owned by kenning_owner: a copy of the migrated
-    template, or (``migrated`` off) empty. Drop it with :func:`drop_database`."""
+def ensure_template(name: str, build: Any, *, source: str = "template0", before: Any = None) -> str:
+    """The template database ``name``, built once per run by ``build(database)`` on a copy of
+    ``source`` owned by kenning_owner. Several workers ask at once: they queue on an advisory
+    lock, and the template appears under its name only when complete."""
+    with _connect("postgres", autocommit=True) as conn:
+        conn.execute("SELECT pg_advisory_lock(%s)", (_TEMPLATE_LOCK,))
+        try:
+            if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone() is None:
+                if before is not None:
+                    before(conn)
+                building = f"{name}_building"
+                conn.execute(f"DROP DATABASE IF EXISTS {building}")
+                conn.execute(f"CREATE DATABASE {building} TEMPLATE {source} OWNER {OWNER} STRATEGY file_copy")
+                build(building)
+                conn.execute(f"ALTER DATABASE {building} RENAME TO {name}")
+                conn.execute(f"ALTER DATABASE {name} WITH IS_TEMPLATE true")
+        finally:
+            conn.execute("SELECT pg_advisory_unlock(%s)", (_TEMPLATE_LOCK,))
+    return name
+
+
+def fresh_database(*, migrated: bool = True, template: str | None = None) -> str:
+    """A new database of its own for one test, owned by kenning_owner: a copy of ``template``
+    (by default the migrated schema), or (``migrated`` off) empty. Drop it with
+    :func:`drop_database`."""
     require()
     _ensure_template()
     name = f"t_{uuid.uuid4().hex[:16]}"
-    source = TEMPLATE if migrated else "template0"
+    source = template or (TEMPLATE if migrated else "template0")
     with _connect("postgres", autocommit=True) as conn:
         conn.execute(f"CREATE DATABASE {name} TEMPLATE {source} OWNER {OWNER} STRATEGY file_copy")
     return name

@@ -40,7 +40,16 @@ def open_postgres(tmp_path: Path) -> Opened:
     return PostgresMemoryStore(db), close
 
 
+def open_postgres_bound(tmp_path: Path) -> Opened:
+    """PostgreSQL as a login role bound to the suites' workspace, beside another workspace's
+    look-alike rows (tests/store/intruder.py): row-level security is all that keeps them apart."""
+    import intruder
+
+    return intruder.open_bound()  # type: ignore[no-any-return]
+
+
 BACKENDS: dict[str, Callable[[Path], Opened]] = {
     "sqlite": open_sqlite,
     "postgres": open_postgres,
+    "postgres-bound": open_postgres_bound,
 }

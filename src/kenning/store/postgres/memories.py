@@ -539,22 +539,24 @@ class PostgresMemoryStore:
         )
         return {r["setting"]: r["value"] for r in rows}
 
-    # Meta is per workspace; an unbound database keeps its own under the empty workspace.
-    def _meta_workspace(self) -> str:
-        return self.db.workspace if self.db.workspace is not None else ""
+    # Meta is per workspace: a bound database's own; unbound, the workspace the connection's
+    # role is bound to, else the empty one (the owner's, as SQLite keeps one set per file).
+    def _meta_workspace(self) -> tuple[str, dict[str, object]]:
+        if self.db.workspace is not None:
+            return "%(ws)s", {"ws": self.db.workspace}
+        return "coalesce(kenning_workspace(), '')", {}
 
     def get_meta(self, key: str) -> str | None:
-        ws = self._meta_workspace()
-        row = self.db.one("SELECT value FROM meta WHERE workspace = %s AND key = %s", (ws, key), workspace=ws)
+        ws, params = self._meta_workspace()
+        row = self.db.one(f"SELECT value FROM meta WHERE workspace = {ws} AND key = %(key)s", {**params, "key": key})
         return str(row["value"]) if row else None
 
     def set_meta(self, key: str, value: str) -> None:
-        ws = self._meta_workspace()
+        ws, params = self._meta_workspace()
         self.db.execute(
-            "INSERT INTO meta (workspace, key, value) VALUES (%s, %s, %s)"
+            f"INSERT INTO meta (workspace, key, value) VALUES ({ws}, %(key)s, %(value)s)"
             " ON CONFLICT (workspace, key) DO UPDATE SET value = excluded.value",
-            (ws, key, value),
-            workspace=ws,
+            {**params, "key": key, "value": value},
         )
 
     # -- erasure --------------------------------------------------------------------------

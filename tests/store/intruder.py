@@ -1,0 +1,134 @@
+"""The contract suites as a PostgreSQL role bound to one workspace, beside another workspace's
+look-alike rows: the proof that row-level security keeps a workspace's reads to its own rows.
+
+The template ``kenning_template_intruder`` holds a second workspace, ``intruder``, filled
+through the store as its owner with what the contract suites write: memories under the very
+refs the suites hand out (m:00000001 on), texts of the same words, the same scope keys,
+slots, sessions, tags, citations, decision titles, policies, meta keys and tombstones, with
+their history and uses. A suite run as ``kenning_bound`` (a login role bound to the suite's
+workspace in ``kenning_role_workspaces``) would see any of it leak: an extra hit, a document
+frequency off by one, a decision doc or a ref of the other workspace.
+
+A test that names another workspace (it writes two workspaces to check they stay apart) is
+skipped on this backend: a role bound to one workspace cannot write another, by design.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import postgres_server
+import pytest
+
+WORKSPACE = "ws"  # the contract suites' workspace
+INTRUDER = "intruder"
+ROLE = "kenning_bound"
+TEMPLATE = "kenning_template_intruder"
+REFS = 800
+
+_PHRASES = [
+    "the api deploys from main", "alpha", "bravo", "charlie", "kafka topics are compacted", "kafka kafka kafka",
+    "pooling database connections keeps latency low", "we keep one writer", "redis cache entry",
+    "cache cache cache invalidation", "cache warming", "retry the webhook", "rounding happens once",
+    "one writer only", "postgres advisory", "zanzibar", "the quartermaster service deploys from main",
+    "dark theme", "light theme", "deploy waits", "one", "two", "three", "four", "five", "six", "idle",
+    "used lately", "in the index", "filler sentence number one", "cli fact", "agent lesson",
+]  # fmt: skip
+T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+
+
+def _seed(database: str) -> None:
+    from kenning.model import DecisionDoc, Kind, Memory, MemoryEvent, Origin, ReviewItem, Status
+    from kenning.store.postgres import rls
+    from kenning.store.postgres.memories import PostgresMemoryStore
+    from kenning.store.postgres.schema import open_database
+    from kenning.store.protocol import ScopeRow, UseRow
+
+    db = open_database(postgres_server.dsn(database, postgres_server.OWNER), max_size=1)
+    store = PostgresMemoryStore(db)
+    try:
+        for key in ("proj", "other", "acme", "github.com/acme/shop", "global", "personal", "x"):
+            store.upsert_scope(ScopeRow(INTRUDER, key, "project", key, f"/src/{key}", "", T0))
+        kinds = list(Kind)
+        with store.transaction():
+            for i in range(1, REFS + 1):
+                ref = f"m:{i:08x}"
+                store.insert(Memory(
+                    ref=ref, workspace=INTRUDER, scope=("proj", "other", "global")[i % 3],
+                    text=_PHRASES[i % len(_PHRASES)], kind=kinds[i % len(kinds)], confidence=0.9,
+                    origin=(Origin.AGENT, Origin.PERSON)[i % 2], origin_tool=("codex", "cli", "claude-code")[i % 3],
+                    created_at=T0 + timedelta(minutes=i), confirmed_at=T0, session=("s1", "s2", "s3")[i % 3],
+                    subject=("ui.theme", "ui.color", "", "deploy.staging.state")[i % 4], tags=("stripe", "cache"),
+                    reason="the database locks on concurrent writes", source_ref="src/db/pool.py:12",
+                    status=(Status.ACTIVE, Status.RETIRED)[i % 5 == 0], status_at=T0 if i % 5 == 0 else None,
+                ))  # fmt: skip
+                store.add_event(MemoryEvent(ref, T0, "created", "codex"))
+                store.add_use(UseRow(ref, "s1", "codex", "main", T0))
+        store.save_decision_doc(DecisionDoc(
+            id=0, workspace=INTRUDER, scope="proj", title="Use Postgres", decision="We use Postgres because of jsonb",
+            reason="jsonb", rejected="MySQL", confidence=0.95, source_ref="db/schema.sql", outcome=("To be determined.",),
+            memory_ref="m:00000003", author="claude-code", created_at=T0, updated_at=T0, area="storage",
+        ))  # fmt: skip
+        store.add_review(ReviewItem(0, INTRUDER, "proj", "contradiction", {"text": "x"}, "codex", T0,
+                                    refs=("m:00000001",)))  # fmt: skip
+        for scope, setting, value in (("", "preset", '"every-kind"'), ("proj", "capture", "true"),
+                                      ("proj", "banned_words", '["intruder"]')):  # fmt: skip
+            store.set_policy(INTRUDER, scope, setting, value, T0)
+        store.add_tombstone(INTRUDER, "memory", "m:0badf00d", "abc", T0)
+        store.add_tombstone(INTRUDER, "session", "claude:s1", "", T0)
+    finally:
+        db.close()
+    # Meta of the intruder, and of the owner's own (unbound) view, under keys the suite uses.
+    with postgres_server._connect(database, user=postgres_server.OWNER, autocommit=True) as conn:
+        for ws in (INTRUDER, ""):
+            conn.execute("INSERT INTO meta (workspace, key, value) VALUES (%s, 'k', 'intruder'), (%s, '', 'x')", (ws, ws))
+        rls.bind_role(conn, ROLE, WORKSPACE)
+
+
+def template() -> str:
+    postgres_server.require()
+    postgres_server.login_role(ROLE)
+    return postgres_server.ensure_template(TEMPLATE, _seed, source=postgres_server.TEMPLATE)
+
+
+class OneWorkspace:
+    """The store as the bound role sees it; a call that names another workspace skips the
+    test (that role cannot act there)."""
+
+    def __init__(self, store: Any) -> None:
+        self._store = store
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._store, name)
+        if not callable(attr) or name == "transaction":
+            return attr
+        signature = inspect.signature(attr)
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            for param, value in signature.bind(*args, **kwargs).arguments.items():
+                named = value if param == "workspace" else getattr(value, "workspace", None)
+                if isinstance(named, str) and named != WORKSPACE:
+                    pytest.skip(f"names workspace {named!r}: a role bound to {WORKSPACE!r} cannot act there")
+            return attr(*args, **kwargs)
+
+        return call
+
+
+def open_bound() -> tuple[Any, Callable[[], None]]:
+    from kenning.store.postgres.memories import PostgresMemoryStore
+    from kenning.store.postgres.schema import open_database
+
+    name = postgres_server.fresh_database(template=template())
+    # Unbound on purpose: the calls that name no workspace (a memory by its ref, the index
+    # statistics, meta) carry no workspace clause, so row-level security alone keeps the
+    # intruder's rows out of them.
+    db = open_database(postgres_server.dsn(name, ROLE), run_migrations=False, max_size=4)
+
+    def close() -> None:
+        db.close()
+        postgres_server.drop_database(name)
+
+    return OneWorkspace(PostgresMemoryStore(db)), close
