@@ -20,8 +20,9 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import postgres_server
 import pytest
+
+import postgres_server
 
 WORKSPACE = "ws"  # the contract suites' workspace
 INTRUDER = "intruder"

@@ -7,10 +7,10 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-import postgres_server
 import psycopg
 import pytest
 
+import postgres_server
 from kenning.errors import Refused
 from kenning.store.postgres.db import MigrationSet, applied, migrate, pending
 from kenning.store.postgres.schema import all_sets, migrate_schema, open_database

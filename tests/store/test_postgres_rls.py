@@ -12,10 +12,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 import intruder
-import postgres_server
 import psycopg
 import pytest
 
+import postgres_server
 from kenning.model import Kind, Memory, Origin
 from kenning.store.postgres import rls
 from kenning.store.postgres.memories import PostgresMemoryStore
