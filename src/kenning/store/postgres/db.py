@@ -58,21 +58,32 @@ class MigrationSet:
 
 
 class Database:
-    """A connection pool; :meth:`transaction` lends the calling thread one connection for the
-    length of a transaction, and calls nested in it join it."""
+    """A connection pool and the transaction discipline of the stores.
 
-    def __init__(self, pool: ConnectionPool[psycopg.Connection[Row]], workspace: str | None = None) -> None:
+    :meth:`transaction` lends the calling thread one connection for the length of a
+    transaction; calls nested in it join it. A statement run on its own (:meth:`query`,
+    :meth:`one`, :meth:`execute`) outside a transaction costs one round trip (autocommit),
+    unless the connection must first name its workspace.
+
+    ``workspace`` binds the database: every connection acts in that workspace whatever a call
+    names (set once per connection). Unbound, a transaction acts in the workspace its call
+    names, set at its start, when the connected role is under row-level security at all (the
+    schema's owner and superusers are not: they see every workspace).
+    """
+
+    def __init__(
+        self, pool: ConnectionPool[psycopg.Connection[Row]], workspace: str | None = None, *, under_policy: bool = True
+    ) -> None:
         self.pool = pool
-        # A bound database acts in this workspace whatever a call names; unbound, each
-        # transaction acts in the workspace its call names.
         self.workspace = workspace
+        self._per_call = workspace is None and under_policy
         self._local = threading.local()
 
     @contextmanager
     def transaction(self, workspace: str | None = None) -> Iterator[psycopg.Cursor[Row]]:
-        """BEGIN ... COMMIT in ``workspace`` (the bound one, if any); nested calls join the
-        outer transaction, in their own workspace while they run."""
-        want = self.workspace if self.workspace is not None else workspace
+        """BEGIN ... COMMIT (acting in ``workspace`` when the database is unbound); nested
+        calls join the outer transaction, in their own workspace while they run."""
+        want = workspace if self._per_call else None
         cur: psycopg.Cursor[Row] | None = getattr(self._local, "cursor", None)
         if cur is not None:
             outer = self._local.workspace
@@ -91,22 +102,51 @@ class Database:
             if want is not None:
                 _set_workspace(cur, want)
             self._local.cursor, self._local.workspace = cur, want
+            self._local.state, self._local.hooks = {}, {}
             try:
                 yield cur
+                # Still inside the transaction: what the hooks write commits with the rest.
+                for hook in self._local.hooks.values():
+                    hook(cur)
             finally:
-                self._local.cursor = self._local.workspace = None
+                self._local.cursor = self._local.workspace = self._local.state = self._local.hooks = None
+
+    def in_transaction(self) -> bool:
+        return getattr(self._local, "cursor", None) is not None
+
+    def state(self) -> dict[str, Any]:
+        """A dict that lives as long as the current transaction (for work kept until commit)."""
+        if not self.in_transaction():
+            raise RuntimeError("no transaction is open")
+        state: dict[str, Any] = self._local.state
+        return state
+
+    def before_commit(self, key: str, hook: Callable[[psycopg.Cursor[Row]], None]) -> None:
+        """Run ``hook`` once, just before the current transaction commits (not on rollback)."""
+        if not self.in_transaction():
+            raise RuntimeError("no transaction is open")
+        self._local.hooks.setdefault(key, hook)
+
+    @contextmanager
+    def _statement(self, workspace: str | None) -> Iterator[psycopg.Cursor[Row]]:
+        if self.in_transaction() or (self._per_call and workspace is not None):
+            with self.transaction(workspace) as cur:
+                yield cur
+            return
+        with self.pool.connection() as conn, conn.cursor() as cur:
+            yield cur
 
     def query(self, sql: str, params: Params = (), *, workspace: str | None = None) -> list[Row]:
-        with self.transaction(workspace) as cur:
+        with self._statement(workspace) as cur:
             return cur.execute(sql.encode(), params).fetchall()
 
     def one(self, sql: str, params: Params = (), *, workspace: str | None = None) -> Row | None:
-        with self.transaction(workspace) as cur:
+        with self._statement(workspace) as cur:
             return cur.execute(sql.encode(), params).fetchone()
 
     def execute(self, sql: str, params: Params = (), *, workspace: str | None = None) -> int:
         """Run one statement; the number of rows it touched."""
-        with self.transaction(workspace) as cur:
+        with self._statement(workspace) as cur:
             return cur.execute(sql.encode(), params).rowcount
 
     def close(self) -> None:
@@ -120,21 +160,38 @@ def _set_workspace(cur: psycopg.Cursor[Row], workspace: str) -> None:
     cur.execute(b"SELECT set_config(%s, %s, true)", (WORKSPACE_SETTING, workspace))
 
 
-def _configure(conn: psycopg.Connection[Any]) -> None:
-    # Times come back in UTC, as the SQLite store returns them; the pool wants the
-    # connection idle again afterwards.
-    conn.execute("SET TIME ZONE 'UTC'")
-    conn.commit()
+def _configurer(workspace: str | None) -> Callable[[psycopg.Connection[Any]], None]:
+    def configure(conn: psycopg.Connection[Any]) -> None:
+        # Times come back in UTC, as the SQLite store returns them. A bound database names
+        # its workspace once per connection, for the connection's life.
+        conn.execute("SET TIME ZONE 'UTC'")
+        if workspace is not None:
+            conn.execute("SELECT set_config(%s, %s, false)", (WORKSPACE_SETTING, workspace))
+
+    return configure
 
 
-def connect_pool(dsn: str, *, min_size: int = 1, max_size: int = 8, name: str = "kenning") -> ConnectionPool[psycopg.Connection[Row]]:
-    """A pool of ``dsn`` connections returning rows as dicts, opened and ready."""
+def connect_pool(
+    dsn: str, *, workspace: str | None = None, min_size: int = 1, max_size: int = 8, name: str = "kenning"
+) -> ConnectionPool[psycopg.Connection[Row]]:
+    """A pool of ``dsn`` connections (autocommit, rows as dicts), opened and ready."""
     pool: ConnectionPool[psycopg.Connection[Row]] = ConnectionPool(
-        dsn, min_size=min_size, max_size=max_size, open=False, name=name, configure=_configure,
-        kwargs={"row_factory": dict_row}, connection_class=psycopg.Connection,
+        dsn, min_size=min_size, max_size=max_size, open=False, name=name, configure=_configurer(workspace),
+        kwargs={"row_factory": dict_row, "autocommit": True}, connection_class=psycopg.Connection,
     )  # fmt: skip
     pool.open(wait=True, timeout=30)
     return pool
+
+
+def under_policy(conn: psycopg.Connection[Any], table: str) -> bool:
+    """Whether row-level security applies to the connected role on ``table`` (not for its
+    owner, a superuser or a role with BYPASSRLS)."""
+    row = conn.execute(
+        "SELECT NOT (r.rolsuper OR r.rolbypassrls OR c.relowner = r.oid) FROM pg_roles r, pg_class c"
+        " WHERE r.rolname = current_user AND c.oid = to_regclass(%s)",
+        (table,),
+    ).fetchone()
+    return bool(row is None or _first(row))
 
 
 # -- migrations -----------------------------------------------------------------------------

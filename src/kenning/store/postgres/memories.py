@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
+from typing import Any
 
 from kenning.model import (
     Citation,
@@ -133,6 +134,32 @@ class PostgresMemoryStore:
     def transaction(self) -> AbstractContextManager[object]:
         return self.db.transaction()
 
+    def _pending(self) -> memory_search.Pending:
+        """The statistics changes of the current transaction, written just before it commits."""
+        state = self.db.state()
+        pending: memory_search.Pending | None = state.get("memory_stats")
+        if pending is None:
+            pending = state["memory_stats"] = memory_search.Pending()
+            self.db.before_commit("memory_stats", pending.flush)
+        return pending
+
+    def _stats(self, terms: Sequence[str]) -> memory_search.Stats:
+        with self._reading() as cur:
+            return memory_search.term_stats(cur, self.db.workspace, terms)
+
+    @contextmanager
+    def _reading(self) -> Iterator[Any]:
+        """A cursor for reads of the index: inside a transaction, after its pending statistics."""
+        if self.db.in_transaction():
+            with self.db.transaction() as cur:
+                pending = self.db.state().get("memory_stats")
+                if pending is not None:
+                    pending.flush(cur)
+                yield cur
+            return
+        with self.db.pool.connection() as conn, conn.cursor() as cur:
+            yield cur
+
     # The workspace a call that names none acts in, as a clause over ``alias`` (nothing on an
     # unbound database: the owner sees every workspace, as SQLite does).
     def _mine(self, alias: str = "") -> tuple[str, dict[str, object]]:
@@ -174,7 +201,7 @@ class PostgresMemoryStore:
                 _memory_values(memory),
             ).fetchone()
             assert row is not None
-            memory_search.index_add(cur, memory.workspace, row["id"], _term_values(memory))
+            memory_search.index_add(cur, self._pending(), memory.workspace, row["id"], _term_values(memory))
 
     def update(self, memory: Memory) -> None:
         memory = guarded(memory)
@@ -190,7 +217,7 @@ class PostgresMemoryStore:
             moved = row["workspace"] != memory.workspace
             reindex = moved or tuple(row[c] for c in _INDEXED) != _indexed(memory)
             if reindex:
-                memory_search.index_remove(cur, row["workspace"], row["id"])
+                memory_search.index_remove(cur, self._pending(), row["workspace"], row["id"])
             sets = ", ".join(f"{c} = %s" for c in _COLUMNS[1:])
             cur.execute(
                 f"UPDATE memories SET {sets} WHERE workspace = %s AND id = %s".encode(),
@@ -198,7 +225,7 @@ class PostgresMemoryStore:
             )
             if reindex:
                 # A memory moved to another workspace took its terms row along (ON UPDATE CASCADE).
-                memory_search.index_add(cur, memory.workspace, row["id"], _term_values(memory), insert=False)
+                memory_search.index_add(cur, self._pending(), memory.workspace, row["id"], _term_values(memory), insert=False)
 
     def get(self, ref: str) -> Memory | None:
         mine, bound = self._mine()
@@ -323,9 +350,6 @@ class PostgresMemoryStore:
             yield _row_to_memory(row)
 
     # -- search -------------------------------------------------------------------------
-    def _stats_workspace(self) -> str | None:
-        return self.db.workspace
-
     def search(
         self, flt: MemoryFilter, terms: Sequence[str], *, limit: int, report: Sequence[str] = ()
     ) -> list[Hit]:
@@ -334,7 +358,10 @@ class PostgresMemoryStore:
             return []
         where, params = self._where(flt, "m")
         with self.db.transaction(flt.workspace) as cur:
-            stats = memory_search.term_stats(cur, self._stats_workspace(), unique)
+            pending = self.db.state().get("memory_stats")
+            if pending is not None:
+                pending.flush(cur)
+            stats = memory_search.term_stats(cur, self.db.workspace, unique)
             best = memory_search.rank(cur, flt.workspace, where, params, unique, stats, limit)
             if not best:
                 return []
@@ -351,27 +378,29 @@ class PostgresMemoryStore:
         return hits
 
     def index_stats(self, terms: Sequence[str]) -> IndexStats:
-        with self.db.transaction() as cur:
-            stats = memory_search.term_stats(cur, self._stats_workspace(), sorted(set(terms)))
+        stats = self._stats(sorted(set(terms)))
         return IndexStats(stats.docs, stats.avgdl, stats.df)
 
     def doc_freq(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
-        with self.db.transaction() as cur:
-            stats = memory_search.term_stats(cur, self._stats_workspace(), sorted(set(terms)))
+        stats = self._stats(sorted(set(terms)))
         return stats.docs, stats.df
 
     def terms_with_prefix(self, prefix: str, limit: int) -> list[str]:
         """Indexed terms that start with ``prefix`` (a range over the term table's key)."""
-        with self.db.transaction() as cur:
-            return memory_search.terms_with_prefix(cur, self._stats_workspace(), prefix, limit)
+        with self._reading() as cur:
+            return memory_search.terms_with_prefix(cur, self.db.workspace, prefix, limit)
 
     def mark_recalled(self, refs: Sequence[str]) -> None:
         if refs:
             mine, bound = self._mine()
-            self.db.execute(
-                f"UPDATE memories SET recalled = recalled + 1 WHERE ref = ANY(%(refs)s){mine}",
-                {"refs": list(refs), **bound},
-            )
+            with self.db.transaction() as cur:
+                # A recall count lost in a crash costs nothing; waiting for the disk on every
+                # recall costs each one a flush of the write-ahead log.
+                cur.execute(b"SET LOCAL synchronous_commit TO off")
+                cur.execute(
+                    f"UPDATE memories SET recalled = recalled + 1 WHERE ref = ANY(%(refs)s){mine}".encode(),
+                    {"refs": list(refs), **bound},
+                )
 
     # -- history and use ----------------------------------------------------------------
     def add_event(self, event: MemoryEvent) -> None:
@@ -572,7 +601,7 @@ class PostgresMemoryStore:
             if row is None:
                 return False
             ws, memory = row["workspace"], row["id"]
-            memory_search.index_remove(cur, ws, memory)
+            memory_search.index_remove(cur, self._pending(), ws, memory)
             for table, column in (("memory_events", "ref"), ("memory_uses", "ref"), ("decision_docs", "memory_ref")):
                 cur.execute(f"DELETE FROM {table} WHERE workspace = %s AND {column} = %s".encode(), (ws, ref))
             cur.execute(b"DELETE FROM reviews WHERE workspace = %s AND %s = ANY(refs)", (ws, ref))

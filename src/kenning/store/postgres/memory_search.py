@@ -17,8 +17,8 @@ every memory whose database score could reach the k-th best.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import psycopg
@@ -48,25 +48,26 @@ class Stats:
 
 def term_stats(cur: Cursor, workspace: str | None, terms: Sequence[str]) -> Stats:
     """The statistics of one workspace, or (``workspace`` None: the owner's view) of all,
-    summed, as SQLite's single index counts every workspace in its file."""
+    summed, as SQLite's single index counts every workspace in its file. One round trip."""
     if workspace is None:
-        totals = cur.execute(
-            b"SELECT coalesce(sum(docs), 0) AS docs, coalesce(sum(tokens), 0) AS tokens FROM memory_index_totals"
-        ).fetchone()
-        rows = cur.execute(
-            b"SELECT term, sum(docs) AS docs FROM memory_term_stats WHERE term = ANY(%s) GROUP BY term", (list(terms),)
-        ).fetchall()
+        sql = (
+            b"SELECT NULL AS term, coalesce(sum(docs), 0) AS docs, coalesce(sum(tokens), 0) AS tokens"
+            b" FROM memory_index_totals UNION ALL"
+            b" SELECT term, sum(docs), NULL FROM memory_term_stats WHERE term = ANY(%(terms)s) GROUP BY term"
+        )
     else:
-        totals = cur.execute(
-            b"SELECT docs, tokens FROM memory_index_totals WHERE workspace = %s", (workspace,)
-        ).fetchone()
-        rows = cur.execute(
-            b"SELECT term, docs FROM memory_term_stats WHERE workspace = %s AND term = ANY(%s)",
-            (workspace, list(terms)),
-        ).fetchall()
-    docs = max(0, int(totals["docs"])) if totals else 0
-    tokens = int(totals["tokens"]) if totals else 0
-    return Stats(docs, tokens, {r["term"]: int(r["docs"]) for r in rows if int(r["docs"]) > 0})
+        sql = (
+            b"SELECT NULL AS term, docs, tokens FROM memory_index_totals WHERE workspace = %(ws)s UNION ALL"
+            b" SELECT term, docs, NULL FROM memory_term_stats WHERE workspace = %(ws)s AND term = ANY(%(terms)s)"
+        )
+    docs = tokens = 0
+    df: dict[str, int] = {}
+    for row in cur.execute(sql, {"ws": workspace, "terms": list(terms)}).fetchall():
+        if row["term"] is None:
+            docs, tokens = max(0, int(row["docs"])), int(row["tokens"])
+        elif int(row["docs"]) > 0:
+            df[row["term"]] = int(row["docs"])
+    return Stats(docs, tokens, df)
 
 
 def terms_with_prefix(cur: Cursor, workspace: str | None, prefix: str, limit: int) -> list[str]:
@@ -88,7 +89,57 @@ def terms_with_prefix(cur: Cursor, workspace: str | None, prefix: str, limit: in
 
 
 # -- keeping the index ------------------------------------------------------------------------
-def index_add(cur: Cursor, workspace: str, memory: int, fields: Sequence[str], *, insert: bool = True) -> None:
+@dataclass
+class Pending:
+    """Changes to the statistics, kept until the transaction commits (or a read needs them).
+
+    One transaction that writes many memories (an import, a sync) would otherwise update the
+    same statistics rows once per memory, and PostgreSQL keeps every version of a row a
+    transaction updated until it ends: each lookup walks a longer chain of them."""
+
+    terms: dict[tuple[str, str], int] = field(default_factory=dict)
+    totals: dict[str, list[int]] = field(default_factory=dict)
+
+    def add(self, workspace: str, terms: Iterable[str], sign: int, length: int) -> None:
+        for term in terms:
+            key = (workspace, term)
+            self.terms[key] = self.terms.get(key, 0) + sign
+        total = self.totals.setdefault(workspace, [0, 0])
+        total[0] += sign
+        total[1] += sign * length
+
+    def flush(self, cur: Cursor) -> None:
+        # In one order everywhere: concurrent writers lock the statistics rows alike.
+        changed = sorted((k, d) for k, d in self.terms.items() if d)
+        if changed:
+            cur.execute(
+                b"INSERT INTO memory_term_stats (workspace, term, docs)"
+                b" SELECT * FROM unnest(%s::text[], %s::text[], %s::int[])"
+                b" ON CONFLICT (workspace, term) DO UPDATE SET docs = memory_term_stats.docs + excluded.docs",
+                ([k[0] for k, _ in changed], [k[1] for k, _ in changed], [d for _, d in changed]),
+            )
+            fewer = [k for k, d in changed if d < 0]
+            if fewer:
+                cur.execute(
+                    b"DELETE FROM memory_term_stats WHERE (workspace, term) IN"
+                    b" (SELECT * FROM unnest(%s::text[], %s::text[])) AND docs <= 0",
+                    ([k[0] for k in fewer], [k[1] for k in fewer]),
+                )
+        for workspace, (docs, tokens) in sorted(self.totals.items()):
+            if docs or tokens:
+                cur.execute(
+                    b"INSERT INTO memory_index_totals (workspace, docs, tokens) VALUES (%s, %s, %s)"
+                    b" ON CONFLICT (workspace) DO UPDATE SET docs = memory_index_totals.docs + excluded.docs,"
+                    b" tokens = memory_index_totals.tokens + excluded.tokens",
+                    (workspace, docs, tokens),
+                )
+        self.terms.clear()
+        self.totals.clear()
+
+
+def index_add(
+    cur: Cursor, pending: Pending, workspace: str, memory: int, fields: Sequence[str], *, insert: bool = True
+) -> None:
     """Index one memory's four stemmed fields (``insert`` off: its terms row exists, rewrite it)."""
     if insert:
         cur.execute(
@@ -101,7 +152,6 @@ def index_add(cur: Cursor, workspace: str, memory: int, fields: Sequence[str], *
             (*fields, workspace, memory),
         )
     freq, length = weighted_terms(fields)
-    # Terms in one order everywhere: concurrent writers lock the stats rows in the same order.
     terms = sorted(freq)
     if terms:
         cur.execute(
@@ -109,15 +159,10 @@ def index_add(cur: Cursor, workspace: str, memory: int, fields: Sequence[str], *
             b" SELECT %s, t, %s, f, %s FROM unnest(%s::text[], %s::float8[]) AS u(t, f)",
             (workspace, memory, length, terms, [freq[t] for t in terms]),
         )
-        cur.execute(
-            b"INSERT INTO memory_term_stats (workspace, term, docs) SELECT %s, t, 1 FROM unnest(%s::text[]) AS u(t)"
-            b" ON CONFLICT (workspace, term) DO UPDATE SET docs = memory_term_stats.docs + 1",
-            (workspace, terms),
-        )
-    _add_totals(cur, workspace, 1, length)
+    pending.add(workspace, terms, 1, length)
 
 
-def index_remove(cur: Cursor, workspace: str, memory: int) -> None:
+def index_remove(cur: Cursor, pending: Pending, workspace: str, memory: int) -> None:
     """Take one memory's terms out of the postings and the statistics (its terms row stays)."""
     row = cur.execute(
         b"SELECT text, reason, tags, citation FROM memory_terms WHERE workspace = %s AND memory = %s",
@@ -126,26 +171,8 @@ def index_remove(cur: Cursor, workspace: str, memory: int) -> None:
     if row is None:
         return
     freq, length = weighted_terms([row["text"], row["reason"], row["tags"], row["citation"]])
-    terms = sorted(freq)
     cur.execute(b"DELETE FROM memory_postings WHERE workspace = %s AND memory = %s", (workspace, memory))
-    if terms:
-        cur.execute(
-            b"UPDATE memory_term_stats SET docs = docs - 1 WHERE workspace = %s AND term = ANY(%s)",
-            (workspace, terms),
-        )
-        cur.execute(
-            b"DELETE FROM memory_term_stats WHERE workspace = %s AND term = ANY(%s) AND docs <= 0", (workspace, terms)
-        )
-    _add_totals(cur, workspace, -1, -length)
-
-
-def _add_totals(cur: Cursor, workspace: str, docs: int, tokens: int) -> None:
-    cur.execute(
-        b"INSERT INTO memory_index_totals (workspace, docs, tokens) VALUES (%s, %s, %s)"
-        b" ON CONFLICT (workspace) DO UPDATE SET docs = memory_index_totals.docs + excluded.docs,"
-        b" tokens = memory_index_totals.tokens + excluded.tokens",
-        (workspace, docs, tokens),
-    )
+    pending.add(workspace, freq, -1, length)
 
 
 # -- ranking ----------------------------------------------------------------------------------

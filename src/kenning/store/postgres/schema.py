@@ -11,7 +11,14 @@ from typing import Any
 import psycopg
 
 from kenning.store.postgres import rls
-from kenning.store.postgres.db import Database, MigrationSet, connect_pool, migrate, require_current
+from kenning.store.postgres.db import (
+    Database,
+    MigrationSet,
+    connect_pool,
+    migrate,
+    require_current,
+    under_policy,
+)
 
 FOUNDATION = MigrationSet("foundation")
 FOUNDATION.add("f001_roles_and_policy_function", rls.FOUNDATION)
@@ -39,12 +46,14 @@ def open_database(
     application role, which may not change the schema): refuse a schema that is behind.
     ``workspace`` binds every transaction to that workspace (see kenning.store.postgres.rls).
     """
-    if run_migrations:
-        migrate_schema(dsn)
-    else:
-        with psycopg.connect(dsn, autocommit=True) as conn:
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        if run_migrations:
+            migrate(conn, all_sets())
+        else:
             require_current(conn, all_sets())
-    return Database(connect_pool(dsn, min_size=min_size, max_size=max_size), workspace)
+        policy = under_policy(conn, "memories")
+    pool = connect_pool(dsn, workspace=workspace, min_size=min_size, max_size=max_size)
+    return Database(pool, workspace, under_policy=policy)
 
 
 def tables(conn: psycopg.Connection[Any]) -> list[str]:
