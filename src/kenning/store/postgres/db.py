@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -80,9 +80,11 @@ class Database:
         self._local = threading.local()
 
     @contextmanager
-    def transaction(self, workspace: str | None = None) -> Iterator[psycopg.Cursor[Row]]:
+    def transaction(self, workspace: str | None = None, *, pipelined: bool = False) -> Iterator[psycopg.Cursor[Row]]:
         """BEGIN ... COMMIT (acting in ``workspace`` when the database is unbound); nested
-        calls join the outer transaction, in their own workspace while they run."""
+        calls join the outer transaction, in their own workspace while they run.
+        ``pipelined``: statements are sent without waiting for each answer (pipeline mode)
+        until a result is fetched or the transaction ends."""
         want = workspace if self._per_call else None
         cur: psycopg.Cursor[Row] | None = getattr(self._local, "cursor", None)
         if cur is not None:
@@ -98,7 +100,7 @@ class Database:
                     _set_workspace(cur, outer or "")
                     self._local.workspace = outer
             return
-        with self.pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
+        with self.pool.connection() as conn, conn.pipeline() if pipelined else nullcontext(), conn.transaction(), conn.cursor() as cur:
             if want is not None:
                 _set_workspace(cur, want)
             self._local.cursor, self._local.workspace = cur, want
@@ -128,7 +130,11 @@ class Database:
         self._local.hooks.setdefault(key, hook)
 
     @contextmanager
-    def _statement(self, workspace: str | None) -> Iterator[psycopg.Cursor[Row]]:
+    def reading(self, workspace: str | None = None) -> Iterator[psycopg.Cursor[Row]]:
+        """A cursor for statements run on their own: the open transaction's, else one connection
+        in autocommit (no BEGIN and COMMIT round trips; each statement sees the data as it
+        starts, as SQLite's do outside a transaction), else, when the connection must first
+        name ``workspace``, a transaction of its own."""
         if self.in_transaction() or (self._per_call and workspace is not None):
             with self.transaction(workspace) as cur:
                 yield cur
@@ -136,17 +142,28 @@ class Database:
         with self.pool.connection() as conn, conn.cursor() as cur:
             yield cur
 
+    @contextmanager
+    def unflushed_commit(self, workspace: str | None = None) -> Iterator[psycopg.Cursor[Row]]:
+        """A transaction whose commit does not wait for the write-ahead log to reach the disk,
+        sent as one round trip (pipeline mode), for writes a crash may lose at no cost; inside
+        an open transaction, that transaction."""
+        inside = self.in_transaction()
+        with self.transaction(workspace, pipelined=not inside) as cur:
+            if not inside:
+                cur.execute(b"SET LOCAL synchronous_commit TO off")
+            yield cur
+
     def query(self, sql: str, params: Params = (), *, workspace: str | None = None) -> list[Row]:
-        with self._statement(workspace) as cur:
+        with self.reading(workspace) as cur:
             return cur.execute(sql.encode(), params).fetchall()
 
     def one(self, sql: str, params: Params = (), *, workspace: str | None = None) -> Row | None:
-        with self._statement(workspace) as cur:
+        with self.reading(workspace) as cur:
             return cur.execute(sql.encode(), params).fetchone()
 
     def execute(self, sql: str, params: Params = (), *, workspace: str | None = None) -> int:
         """Run one statement; the number of rows it touched."""
-        with self._statement(workspace) as cur:
+        with self.reading(workspace) as cur:
             return cur.execute(sql.encode(), params).rowcount
 
     def close(self) -> None:

@@ -148,16 +148,14 @@ class PostgresMemoryStore:
             return memory_search.term_stats(cur, self.db.workspace, terms)
 
     @contextmanager
-    def _reading(self) -> Iterator[Any]:
-        """A cursor for reads of the index: inside a transaction, after its pending statistics."""
-        if self.db.in_transaction():
-            with self.db.transaction() as cur:
+    def _reading(self, workspace: str | None = None) -> Iterator[Any]:
+        """A cursor for reads of the index (see Database.reading); inside a transaction, after
+        its pending statistics are written."""
+        with self.db.reading(workspace) as cur:
+            if self.db.in_transaction():
                 pending = self.db.state().get("memory_stats")
                 if pending is not None:
                     pending.flush(cur)
-                yield cur
-            return
-        with self.db.pool.connection() as conn, conn.cursor() as cur:
             yield cur
 
     # The workspace a call that names none acts in, as a clause over ``alias`` (nothing on an
@@ -357,10 +355,7 @@ class PostgresMemoryStore:
         if not unique:
             return []
         where, params = self._where(flt, "m")
-        with self.db.transaction(flt.workspace) as cur:
-            pending = self.db.state().get("memory_stats")
-            if pending is not None:
-                pending.flush(cur)
+        with self._reading(flt.workspace) as cur:
             stats = memory_search.term_stats(cur, self.db.workspace, unique)
             best = memory_search.rank(cur, flt.workspace, where, params, unique, stats, limit)
             if not best:
@@ -393,10 +388,9 @@ class PostgresMemoryStore:
     def mark_recalled(self, refs: Sequence[str]) -> None:
         if refs:
             mine, bound = self._mine()
-            with self.db.transaction() as cur:
-                # A recall count lost in a crash costs nothing; waiting for the disk on every
-                # recall costs each one a flush of the write-ahead log.
-                cur.execute(b"SET LOCAL synchronous_commit TO off")
+            # A recall count lost in a crash costs nothing; waiting for the disk on every
+            # recall would cost each one a flush of the write-ahead log.
+            with self.db.unflushed_commit() as cur:
                 cur.execute(
                     f"UPDATE memories SET recalled = recalled + 1 WHERE ref = ANY(%(refs)s){mine}".encode(),
                     {"refs": list(refs), **bound},
