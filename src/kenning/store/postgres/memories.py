@@ -22,6 +22,8 @@ from kenning.model import (
     Memory,
     MemoryEvent,
     Origin,
+    Placement,
+    Placing,
     ReviewItem,
     Status,
     Trigger,
@@ -293,6 +295,11 @@ class PostgresMemoryStore:
             clauses.append(f"{p}created_at < %(f_idle)s AND {p}confirmed_at < %(f_idle)s AND ({p}last_used_at IS NULL"
                            f" OR {p}last_used_at < %(f_idle)s) AND NOT {p}pinned AND NOT {p}index_pinned")  # fmt: skip
             params["f_idle"] = flt.idle_before
+        if flt.pinned:
+            clauses.append(f"({p}pinned OR {p}index_pinned)")
+        if flt.used_since is not None:
+            clauses.append(f"{p}last_used_at >= %(f_used)s")
+            params["f_used"] = flt.used_since
         return " AND ".join(clauses), params
 
     def find(
@@ -447,6 +454,52 @@ class PostgresMemoryStore:
             )
         )
 
+    # -- placements ---------------------------------------------------------------------
+    def add_placement(self, placement: Placement) -> bool:
+        return (
+            self.db.execute(
+                "INSERT INTO memory_placements (workspace, ref, decision, place, created_at, by)"
+                " VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                (placement.workspace, placement.ref, placement.decision.value, placement.place,
+                 placement.created_at, ensure(placement.by)),
+                workspace=placement.workspace,
+            )  # fmt: skip
+            > 0
+        )
+
+    def remove_placement(self, workspace: str, ref: str, decision: Placing, place: str) -> bool:
+        return (
+            self.db.execute(
+                "DELETE FROM memory_placements WHERE workspace = %s AND ref = %s AND decision = %s AND place = %s",
+                (workspace, ref, decision.value, place),
+                workspace=workspace,
+            )
+            > 0
+        )
+
+    @staticmethod
+    def _placements(rows: list[Row]) -> list[Placement]:
+        return [Placement(r["ref"], r["workspace"], Placing(r["decision"]), r["place"], _utc(r["created_at"]),
+                          r["by"]) for r in rows]  # fmt: skip
+
+    def placements(self, workspace: str, refs: Sequence[str]) -> list[Placement]:
+        if not refs:
+            return []
+        return self._placements(self.db.query(
+            "SELECT * FROM memory_placements WHERE workspace = %s AND ref = ANY(%s)"
+            " ORDER BY created_at, ref, decision, place",
+            (workspace, list(refs)), workspace=workspace,
+        ))  # fmt: skip
+
+    def placed(self, workspace: str, decision: Placing, places: Sequence[str]) -> list[Placement]:
+        if not places:
+            return []
+        return self._placements(self.db.query(
+            "SELECT * FROM memory_placements WHERE workspace = %s AND decision = %s AND place = ANY(%s)"
+            " ORDER BY created_at, ref, place",
+            (workspace, decision.value, list(places)), workspace=workspace,
+        ))  # fmt: skip
+
     # -- decision docs ------------------------------------------------------------------
     def save_decision_doc(self, doc: DecisionDoc) -> DecisionDoc:
         values = {
@@ -584,8 +637,9 @@ class PostgresMemoryStore:
 
     # -- erasure --------------------------------------------------------------------------
     def delete(self, ref: str) -> bool:
-        """Delete a memory for real: its row, its postings and their statistics, its history
-        and uses, its decision doc, and the review items that name it."""
+        """Delete a memory for real: its row, its postings and their statistics, its history,
+        uses and placements, its decision doc, and the review items that name it. (What the
+        hooks delivered lives in the hook store, which has no PostgreSQL backend yet.)"""
         mine, bound = self._mine()
         with self.db.transaction() as cur:
             row = cur.execute(
@@ -596,7 +650,8 @@ class PostgresMemoryStore:
                 return False
             ws, memory = row["workspace"], row["id"]
             memory_search.index_remove(cur, self._pending(), ws, memory)
-            for table, column in (("memory_events", "ref"), ("memory_uses", "ref"), ("decision_docs", "memory_ref")):
+            for table, column in (("memory_events", "ref"), ("memory_uses", "ref"), ("memory_placements", "ref"),
+                                  ("decision_docs", "memory_ref")):  # fmt: skip
                 cur.execute(f"DELETE FROM {table} WHERE workspace = %s AND {column} = %s".encode(), (ws, ref))
             cur.execute(b"DELETE FROM reviews WHERE workspace = %s AND %s = ANY(refs)", (ws, ref))
             # The terms row and the postings go with it (ON DELETE CASCADE).

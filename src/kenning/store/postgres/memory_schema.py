@@ -212,3 +212,21 @@ MIGRATIONS.add(
     """
     + rls.protect(*_TABLES),
 )
+
+# Where a person decided a memory goes (kenning.model.Placement); as SQLite's m006.
+MIGRATIONS.add(
+    "m002_placements",
+    """
+    CREATE TABLE memory_placements (
+        workspace TEXT COLLATE "C" NOT NULL,
+        ref TEXT COLLATE "C" NOT NULL,
+        decision TEXT COLLATE "C" NOT NULL CHECK (decision IN ('always', 'not-here', 'no-agent-runs')),
+        place TEXT COLLATE "C" NOT NULL DEFAULT '',  -- a project or group key; '' for no-agent-runs
+        created_at TIMESTAMPTZ NOT NULL,
+        by TEXT NOT NULL DEFAULT '',
+        PRIMARY KEY (workspace, ref, decision, place)
+    );
+    CREATE INDEX memory_placements_place ON memory_placements (workspace, decision, place);
+    """
+    + rls.protect("memory_placements"),
+)
