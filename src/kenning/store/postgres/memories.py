@@ -300,6 +300,9 @@ class PostgresMemoryStore:
         if flt.used_since is not None:
             clauses.append(f"{p}last_used_at >= %(f_used)s")
             params["f_used"] = flt.used_since
+        if flt.created_since is not None:
+            clauses.append(f"{p}created_at >= %(f_created)s")
+            params["f_created"] = flt.created_since
         return " AND ".join(clauses), params
 
     def find(
@@ -453,6 +456,13 @@ class PostgresMemoryStore:
                 {"session": session, **bound},
             )
         )
+
+    def uses_since(self, workspace: str, since: datetime, until: datetime | None = None) -> list[UseRow]:
+        window = " AND at < %(until)s" if until is not None else ""
+        return self._uses(self.db.query(
+            f"SELECT * FROM memory_uses WHERE workspace = %(ws)s AND at >= %(since)s{window} ORDER BY at, id",
+            {"ws": workspace, "since": since, "until": until}, workspace=workspace,
+        ))  # fmt: skip
 
     # -- placements ---------------------------------------------------------------------
     def add_placement(self, placement: Placement) -> bool:
