@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
+from kenning.core import merge
 from kenning.core import policy as policy_mod
 from kenning.core import write_rules as rules
 from kenning.core.citations import fresh_reading
@@ -32,14 +33,11 @@ from kenning.model import (
 )
 from kenning.redacted import Redacted, one_line, redacted
 from kenning.store.protocol import MemoryFilter, MemoryStore, UseRow
-from kenning.text import jaccard, term_set
+from kenning.text import term_set
 
-# "Near" is Jaccard similarity of the stemmed, stop-word-free term sets of two sentences.
-# At 0.8 two sentences differ by at most a word or two ("Use pnpm, not npm" vs "Use pnpm
-# and not npm here"); we strengthen the existing memory instead of adding a copy.
-NEAR_DUPLICATE = 0.8
-# Sentences this close share a topic: a negation flipped between them reads as a contradiction.
-CONTRADICTION_OVERLAP = 0.5
+# The near-duplicate and contradiction rules live in kenning.core.merge (the server uses them too).
+NEAR_DUPLICATE = merge.NEAR_DUPLICATE
+CONTRADICTION_OVERLAP = merge.CONTRADICTION_OVERLAP
 # Neighbours: search hits (BM25 order) sharing at least this share of the shorter sentence's terms.
 NEIGHBOUR_FLOOR = 0.2
 MAX_NEIGHBOURS = 3
@@ -199,37 +197,23 @@ def _write(
     flt = MemoryFilter(place.workspace, [scope])
     own_terms = term_set(text)
     hits = store.search(flt, list(own_terms), limit=30)
-    close = sorted(
-        (
-            (jaccard(own_terms, term_set(h.memory.text)), h.memory)
-            for h in hits
-            if h.memory.kind is kind or h.memory.subject == subject and subject
-        ),
-        key=lambda pair: -pair[0],
-    )
-    for similarity, existing in close:
-        if similarity >= NEAR_DUPLICATE and rules.polarity(existing.text) == rules.polarity(text):
-            return RememberResult("strengthened", _strengthen(store, place, existing, request, now, reason),
-                                  neighbours=_neighbours(own_terms, [h.memory for h in hits], existing.ref), warnings=warnings)  # fmt: skip
-    for similarity, existing in [] if accepted else close:
-        firmer = existing.confidence > confidence or (
-            existing.origin is Origin.PERSON and request.origin is not Origin.PERSON
-        )
-        if (
-            similarity >= CONTRADICTION_OVERLAP
-            and firmer
-            and rules.polarity(existing.text) != rules.polarity(text)
-        ):
-            item = store.add_review(ReviewItem(
-                id=0, workspace=place.workspace, scope=scope, kind="contradiction",
-                payload={"text": text, "kind": kind.value, "reason": reason, "rejected": rejected,
-                         "subject": subject, "origin": request.origin.value, "source": request.source,
-                         "source_ref": request.source_ref, "session": request.session, "branch": request.branch,
-                         "confidence": confidence, "trigger": trigger.to_text() if trigger else "",
-                         "existing": existing.ref},
-                proposed_by=request.source or request.origin.value, created_at=now, refs=(existing.ref,),
-            ))  # fmt: skip
-            return RememberResult("held_for_review", None, review=item, warnings=warnings)
+    placed = merge.place(text, kind, subject, confidence, request.origin, [h.memory for h in hits], accepted=accepted)
+    if placed.action == "strengthen" and placed.other is not None:
+        existing = placed.other
+        return RememberResult("strengthened", _strengthen(store, place, existing, request, now, reason),
+                              neighbours=_neighbours(own_terms, [h.memory for h in hits], existing.ref), warnings=warnings)  # fmt: skip
+    if placed.action == "review" and placed.other is not None:
+        existing = placed.other
+        item = store.add_review(ReviewItem(
+            id=0, workspace=place.workspace, scope=scope, kind="contradiction",
+            payload={"text": text, "kind": kind.value, "reason": reason, "rejected": rejected,
+                     "subject": subject, "origin": request.origin.value, "source": request.source,
+                     "source_ref": request.source_ref, "session": request.session, "branch": request.branch,
+                     "confidence": confidence, "trigger": trigger.to_text() if trigger else "",
+                     "existing": existing.ref},
+            proposed_by=request.source or request.origin.value, created_at=now, refs=(existing.ref,),
+        ))  # fmt: skip
+        return RememberResult("held_for_review", None, review=item, warnings=warnings)
 
     # Only a write that pins needs the index; reading every memory on each write costs ~1 s at 10k.
     pinned_now = [m for m in store.find(flt) if m.pinned or m.index_pinned] if request.index else []
@@ -287,17 +271,9 @@ def supersede(store: MemoryStore, old: Memory, by_ref: str, now: datetime) -> No
 def _strengthen(
     store: MemoryStore, place: Place, existing: Memory, request: RememberRequest, now: datetime, reason: Redacted
 ) -> Memory:
-    # Another tool (or a person) restating the claim is a confirmation; the writer repeating
-    # itself is an echo: it still restarts shelf life and wakes the memory, but earns no evidence.
-    echo = request.source == existing.origin_tool and request.origin is existing.origin
-    bumped = min(0.99, existing.confidence + (1 - existing.confidence) * 0.2)
-    updated = existing.evolve(
-        confidence=bumped if not echo else existing.confidence,
-        confirmed_at=now,
-        confirmations=existing.confirmations + (0 if echo else 1),
-        reason=existing.reason or reason,
-        source_ref=existing.source_ref or redacted(request.source_ref.strip()),
-    )
+    updated = merge.strengthened(existing, source=request.source, origin=request.origin, reason=reason,
+                                 source_ref=redacted(request.source_ref.strip()), now=now)
+    echo = merge.is_echo(existing, source=request.source, origin=request.origin)
     if updated.source_ref:
         # Restating the claim takes a fresh reading of the code it cites.
         source_hash, citation = fresh_reading(place.root, updated.source_ref)
