@@ -71,7 +71,7 @@ def memory_record(memory: Memory) -> Record:
     return {"type": "memory", **out}
 
 
-def _memory_of(rec: Record, workspace: str) -> Memory:
+def memory_from_record(rec: Record, workspace: str) -> Memory:
     times = ("created_at", "confirmed_at", "status_at", "last_used_at")
     texts = ("text", "reason", "rejected", "status_note")
     known = {f.name for f in fields(Memory)} - {"workspace"}
@@ -198,7 +198,7 @@ class _Importer:
         self.count("scope", not there)
 
     def memory(self, r: Record) -> None:
-        memory = _memory_of(r, self.workspace)
+        memory = memory_from_record(r, self.workspace)
         if memory.ref in self.gone or text_digest(memory.text) in self.gone_digests:
             self.skipped.add(memory.ref)
             self.report.forgotten.append(memory.ref)

@@ -21,6 +21,7 @@ def all_sets() -> list[MigrationSet]:
     sets.append(__import__("kenning.store.sqlite.hooks_schema", fromlist=["MIGRATIONS"]).MIGRATIONS)
     sets.append(importlib.import_module("kenning.store.sqlite.capture_schema").MIGRATIONS)
     sets.append(importlib.import_module("kenning.store.sqlite.graph_schema").MIGRATIONS)
+    sets.append(importlib.import_module("kenning.store.sqlite.sync_schema").MIGRATIONS)
     return sets
 
 

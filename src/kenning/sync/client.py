@@ -1,0 +1,239 @@
+"""The machine's side of sync: push what changed here, then pull what others wrote.
+
+Only the workspaces the server lists for this device's token travel; every other workspace
+never leaves the machine. Each push is kept on disk before it is sent and marked done only
+after the server answered, and each pulled page is applied together with the cursor that
+follows it, so a kill at any point is picked up by the next sync with nothing lost and
+nothing applied twice.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any, Protocol
+
+from kenning.core.portable import text_digest
+from kenning.model import MemoryEvent, ReviewItem
+from kenning.redacted import redacted
+from kenning.store.protocol import MemoryStore
+from kenning.store.syncstate import Outbox, SyncedRow, SyncStateStore
+from kenning.sync import records, wire
+
+Progress = Callable[[str, int, int], None]  # (stage, done, total)
+_COUNTERS = {wire.STORED: "pushed", wire.UNCHANGED: "unchanged", wire.STRENGTHENED: "strengthened",
+             wire.REVIEW_HELD: "held_for_review"}  # fmt: skip
+
+
+class Transport(Protocol):
+    def post(self, path: str, body: Mapping[str, Any]) -> dict[str, Any]:
+        """POST ``body`` as JSON to ``path``; the answer's JSON. Raises on a refusal."""
+        ...
+
+
+@dataclass(frozen=True)
+class Link:
+    """This machine's login on one server (kept in server.json in the data folder)."""
+
+    server: str  # base URL
+    account: str  # account id
+    account_name: str
+    device: str
+    workspaces: tuple[str, ...]
+    token: str
+
+
+@dataclass
+class WorkspaceReport:
+    workspace: str
+    pushed: int = 0
+    unchanged: int = 0
+    strengthened: int = 0
+    held_for_review: int = 0
+    refused: list[dict[str, Any]] = field(default_factory=list)
+    pulled: int = 0
+    removed: int = 0
+    cursor: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def _noop(stage: str, done: int, total: int) -> None:
+    return None
+
+
+class SyncClient:
+    def __init__(self, store: MemoryStore, state: SyncStateStore, transport: Transport, link: Link, now: Callable[[], datetime],
+                 *, batch_items: int = wire.MAX_BATCH_ITEMS, page: int = wire.PULL_LIMIT) -> None:  # fmt: skip
+        self.store = store
+        self.state = state
+        self.transport = transport
+        self.link = link
+        self.now = now
+        self.batch_items = max(1, min(batch_items, wire.MAX_BATCH_ITEMS))
+        self.page = max(1, min(page, wire.PULL_LIMIT))
+
+    def sync(self, progress: Progress = _noop) -> list[WorkspaceReport]:
+        reports = []
+        for workspace in self.link.workspaces:
+            report = WorkspaceReport(workspace)
+            self.push(workspace, report, progress)
+            self.pull(workspace, report, progress)
+            reports.append(report)
+        return reports
+
+    # -- push -----------------------------------------------------------------------------------
+    def push(self, workspace: str, report: WorkspaceReport, progress: Progress = _noop) -> None:
+        pending = self.state.outbox(self.link.server, workspace)
+        if pending is not None:  # a batch sent before a kill: the server answers it once
+            self._send(workspace, pending, report)
+        items = list(self.pending_items(workspace))
+        progress(f"push {workspace}", 0, len(items))
+        done = 0
+        for batch in _batches(items, self.batch_items):
+            outbox = Outbox(f"b_{uuid.uuid4().hex}", json.dumps(batch))
+            self.state.set_outbox(self.link.server, workspace, outbox)
+            self._send(workspace, outbox, report)
+            done += len(batch)
+            progress(f"push {workspace}", done, len(items))
+
+    def _send(self, workspace: str, outbox: Outbox, report: WorkspaceReport) -> None:
+        items = json.loads(outbox.payload)
+        answer = self.transport.post("/api/v1/sync/push", {"workspace": workspace, "batch": outbox.batch_id, "items": items})
+        sent = {(i["kind"], i["key"]): i for i in items}
+        with self.state.transaction():
+            for result in answer["results"]:
+                item = sent[(result["kind"], result["key"])]
+                status = result["status"]
+                if status == wire.REFUSED:
+                    report.refused.append(result)
+                else:
+                    counter = _COUNTERS[status]
+                    setattr(report, counter, getattr(report, counter) + 1)
+                known = self.state.row(self.link.server, workspace, item["kind"], item["key"])
+                self.state.set_row(self.link.server, workspace, SyncedRow(
+                    item["kind"], item["key"], self.link.account, item["digest"],
+                    -1 if status == wire.REFUSED else int(result.get("seq", 0)) or (known.seq if known else 0),
+                    item["op"] == "delete", known.local if known else ""))  # fmt: skip
+            self.state.clear_outbox(self.link.server, workspace)
+
+    def pending_items(self, workspace: str) -> Iterator[dict[str, Any]]:
+        """Records of ``workspace`` that changed here since the server last had them."""
+        rows = self.state.rows(self.link.server, workspace)
+        me = self.link.account
+
+        def changed(kind: str, key: str, digest: str) -> bool:
+            row = rows.get((kind, key))
+            return row is None or (row.owner == me and row.digest != digest and not row.deleted)
+
+        for memory in self.store.iter_all(workspace):
+            body = records.memory_body(memory, self.store.events(memory.ref))
+            d = wire.digest(body)
+            if changed(wire.MEMORY, memory.ref, d):
+                row = rows.get((wire.MEMORY, memory.ref))
+                yield {"kind": wire.MEMORY, "key": memory.ref, "op": "put", "digest": d, "body": body,
+                       "base": row.seq if row and row.seq > 0 else 0}  # fmt: skip
+        scopes = self.store.memory_scopes(workspace) + ["personal", "global"]
+        for doc in self.store.decision_docs(workspace, scopes):
+            key = records.doc_key(doc)
+            body = records.doc_body(doc)
+            d = wire.digest(body)
+            if changed(wire.DECISION_DOC, key, d) and not any(
+                r.kind == wire.DECISION_DOC and r.local == str(doc.id) and r.owner != me for r in rows.values()
+            ):
+                yield {"kind": wire.DECISION_DOC, "key": key, "op": "put", "digest": d, "body": body}
+        for stone in self.store.tombstones(workspace):
+            row = rows.get((wire.MEMORY, stone.key))
+            if stone.kind == "memory" and row is not None and row.owner == me and not row.deleted:
+                yield {"kind": wire.MEMORY, "key": stone.key, "op": "delete", "digest": wire.digest(None)}
+
+    # -- pull -----------------------------------------------------------------------------------
+    def pull(self, workspace: str, report: WorkspaceReport, progress: Progress = _noop) -> None:
+        cursor = self.state.cursor(self.link.server, workspace)
+        first = cursor
+        while True:
+            answer = self.transport.post("/api/v1/sync/pull", {"workspace": workspace, "after": cursor, "limit": self.page})
+            changes = answer["changes"]
+            head = int(answer["head"])
+            owners = {str(k): str(v) for k, v in (answer.get("owners") or {}).items()}
+            with self.state.transaction():
+                for change in changes:
+                    self._apply(workspace, change, owners, report)
+                    cursor = max(cursor, int(change["seq"]))
+                if changes:
+                    self.state.set_cursor(self.link.server, workspace, cursor)
+            progress(f"pull {workspace}", cursor - first, max(1, head - first))
+            if not changes or cursor >= head:
+                break
+        report.cursor = cursor
+
+    def _apply(self, workspace: str, change: Mapping[str, Any], owners: Mapping[str, str], report: WorkspaceReport) -> None:
+        kind, key, owner = str(change["kind"]), str(change["key"]), str(change["owner"])
+        body = change.get("body")
+        known = self.state.row(self.link.server, workspace, kind, key)
+        local = known.local if known else ""
+        if kind == wire.MEMORY:
+            if body is None:
+                existing = self.store.get(key)
+                if existing is not None and existing.workspace == workspace:
+                    if change.get("deleted"):
+                        self.store.add_tombstone(workspace, "memory", key, text_digest(existing.text), self.now())
+                    self.store.delete(key)
+                    report.removed += 1
+            else:
+                self._apply_memory(workspace, body)
+                report.pulled += 1
+        elif kind == wire.DECISION_DOC and body is not None:
+            author = None if owner == self.link.account else f"{owners.get(owner, owner)}/{body.get('author', '')}"
+            doc = records.doc_of(body, workspace, author=author)
+            doc_id = int(local) if local else 0
+            if not doc_id:
+                same = self.store.decision_doc(workspace, doc.scope, doc.title, doc.author)
+                doc_id = same.id if same else 0
+            saved = self.store.save_decision_doc(replace(doc, id=doc_id))
+            local = str(saved.id)
+            report.pulled += 1
+        elif kind == wire.REVIEW and body is not None and not local:
+            item = self.store.add_review(ReviewItem(
+                id=0, workspace=workspace, scope=str(body.get("scope", "")), kind=str(body.get("kind", "contradiction")),
+                payload=dict(body.get("payload") or {}), proposed_by=str(body.get("proposed_by", "")),
+                created_at=self.now(), refs=tuple(str(r) for r in body.get("refs") or ())))  # fmt: skip
+            local = str(item.id)
+            report.pulled += 1
+        self.state.set_row(self.link.server, workspace, SyncedRow(
+            kind, key, owner, str(change.get("digest", "")), int(change["seq"]), bool(change.get("deleted")), local))  # fmt: skip
+
+    def _apply_memory(self, workspace: str, body: Mapping[str, Any]) -> None:
+        memory, events = records.memory_of(body, workspace)
+        if any(t.kind == "memory" and t.key == memory.ref for t in self.store.tombstones(workspace)):
+            return  # forgotten here: the delete goes up at the next push
+        existing = self.store.get(memory.ref)
+        if existing is None:
+            self.store.insert(memory)
+            have: set[tuple[object, ...]] = set()
+        else:
+            self.store.update(memory.evolve(recalled=existing.recalled, uses=existing.uses,
+                                            last_used_at=existing.last_used_at))  # fmt: skip
+            have = {(e.at, e.event, e.detail, e.other_ref) for e in self.store.events(memory.ref)}
+        for e in events:
+            if (e.at, e.event, e.detail, e.other_ref) not in have:
+                self.store.add_event(MemoryEvent(e.ref, e.at, e.event, redacted(e.detail), e.other_ref))
+
+
+def _batches(items: list[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
+    """Runs of at most ``size`` items and about half the byte limit (room for the envelope)."""
+    batch: list[dict[str, Any]] = []
+    weight = 0
+    for item in items:
+        cost = len(json.dumps(item))
+        if batch and (len(batch) >= size or weight + cost > wire.MAX_BATCH_BYTES // 2):
+            yield batch
+            batch, weight = [], 0
+        batch.append(item)
+        weight += cost
+    if batch:
+        yield batch
