@@ -139,7 +139,7 @@ class SyncClient:
                        "base": row.seq if row and row.seq > 0 else 0}  # fmt: skip
         scopes = self.store.memory_scopes(workspace) + ["personal", "global"]
         for doc in self.store.decision_docs(workspace, scopes):
-            key = records.doc_key(doc)
+            key = records.SEP.join((me, records.doc_key(doc)))  # one account's docs never meet another's
             body = records.doc_body(doc)
             d = wire.digest(body)
             if changed(wire.DECISION_DOC, key, d) and not any(

@@ -49,8 +49,9 @@ def memory_of(body: Mapping[str, Any], workspace: str) -> tuple[Memory, list[Mem
 
 
 def doc_key(doc: DecisionDoc) -> str:
-    """A decision doc's identity across machines: its project, title and the tool that wrote it
-    (the account that owns the record is the author among people)."""
+    """A decision doc's identity across one account's machines: its project, title and the tool
+    that wrote it (the sync key puts the owning account first, so a teammate's doc with the
+    same title is another record)."""
     return SEP.join((doc.scope, doc.title, doc.author))
 
 

@@ -5,6 +5,7 @@ and changes memories in one transaction."""
 
 from __future__ import annotations
 
+import sqlite3
 from contextlib import AbstractContextManager
 
 from kenning.store.sqlite.db import Database
@@ -64,7 +65,5 @@ class SqliteSyncState:
                 self.db.execute(f"DELETE FROM {table} WHERE server = ?", (server,))
 
 
-def _row(r: object) -> SyncedRow:
-    get = r.__getitem__  # type: ignore[attr-defined]
-    return SyncedRow(get("kind"), get("key"), get("owner"), get("digest"), int(get("seq")), bool(get("deleted")),
-                     get("local"))  # fmt: skip
+def _row(r: sqlite3.Row) -> SyncedRow:
+    return SyncedRow(r["kind"], r["key"], r["owner"], r["digest"], int(r["seq"]), bool(r["deleted"]), r["local"])

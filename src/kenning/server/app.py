@@ -1,0 +1,138 @@
+"""The team server as one ASGI application (FastAPI): health, the REST API and its OpenAPI
+schema (``/api/v1/openapi.json``, browsable at ``/api/v1/docs``).
+
+``create_server_app(store, ...)`` is the whole contract; ``kenning serve`` builds the store
+and runs this under uvicorn (kenning.server.run).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+import orjson
+from fastapi import FastAPI
+from fastapi.exceptions import RequestValidationError
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from kenning.clock import Clock, SystemClock
+from kenning.errors import KenningError, NotFound
+from kenning.server.auth import Forbidden, RateLimited, RateLimiter, Unauthorized
+from kenning.store.server.protocol import NotPermitted, ServerStore
+from kenning.sync import wire
+
+log = logging.getLogger("kenning.server")
+# A request body larger than this is refused before it is read whole (a push is bounded by
+# wire.MAX_BATCH_BYTES; the rest is room for the envelope).
+MAX_BODY = wire.MAX_BATCH_BYTES + 64 * 1024
+
+
+@dataclass(frozen=True)
+class Limits:
+    rate: float = 50.0  # requests a second per token
+    burst: int = 200
+
+
+class TooLarge(Exception):
+    pass
+
+
+def error(status: int, code: str, message: str, fix: str = "", **extra: object) -> JSONResponse:
+    body = {"error": code, "message": message, **({"fix": fix} if fix else {}), **extra}
+    return JSONResponse(body, status_code=status)
+
+
+def create_server_app(store: ServerStore, *, clock: Clock | None = None, limits: Limits = Limits()) -> FastAPI:
+    from kenning.server import routes_login, routes_sync
+
+    app = FastAPI(title="kenning team server", version="1", docs_url="/api/v1/docs", redoc_url=None,
+                  openapi_url="/api/v1/openapi.json",
+                  description="Sync, accounts and devices of a kenning team server (docs/server.md).")  # fmt: skip
+    app.state.store = store
+    app.state.clock = clock or SystemClock()
+    app.state.limiter = RateLimiter(limits.rate, limits.burst)
+    app.include_router(routes_login.router)
+    app.include_router(routes_sync.router)
+
+    @app.get("/healthz", tags=["health"], summary="The process answers.")
+    def healthz() -> dict[str, bool]:
+        return {"ok": True}
+
+    @app.get("/readyz", tags=["health"], summary="The database answers and its schema is current.")
+    def readyz() -> Response:
+        ready = store.ready()
+        return JSONResponse({"ready": ready}, status_code=200 if ready else 503)
+
+    @app.middleware("http")
+    async def access_log(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        started = time.perf_counter()
+        length = request.headers.get("content-length", "")
+        if length.isdigit() and int(length) > MAX_BODY:
+            response: Response = error(413, "too_large", f"the request body is {int(length)} bytes; the limit is {MAX_BODY}",
+                                       fix=f"send at most {wire.MAX_BATCH_ITEMS} records and {wire.MAX_BATCH_BYTES} bytes a batch")  # fmt: skip
+        else:
+            response = await call_next(request)
+        log.info("request", extra={"fields": {
+            "method": request.method, "path": request.url.path, "status": response.status_code,
+            "ms": round((time.perf_counter() - started) * 1000, 1),
+            "account": getattr(request.state, "account", ""), "workspace": getattr(request.state, "workspace", ""),
+        }})  # fmt: skip
+        return response
+
+    @app.exception_handler(RequestValidationError)
+    def invalid(request: Request, exc: RequestValidationError) -> Response:
+        problems = exc.errors()
+        if any(p.get("type") == "json_invalid" for p in problems):
+            return error(400, "malformed_json", "the request body is not valid JSON",
+                         fix="send one JSON object with Content-Type: application/json")  # fmt: skip
+        details = [{"field": ".".join(str(x) for x in p.get("loc", ()) if x != "body"), "problem": p.get("msg", "")}
+                   for p in problems]  # fmt: skip
+        first = details[0] if details else {"field": "", "problem": "invalid"}
+        return error(422, "invalid", f"{first['field'] or 'body'}: {first['problem']}",
+                     fix="see details, and the schema at /api/v1/openapi.json", details=details)  # fmt: skip
+
+    @app.exception_handler(Unauthorized)
+    def unauthorized(request: Request, exc: Unauthorized) -> Response:
+        response = error(401, "unauthorized", str(exc))
+        response.headers["WWW-Authenticate"] = "Bearer"
+        return response
+
+    @app.exception_handler(Forbidden)
+    def forbidden(request: Request, exc: Forbidden) -> Response:
+        return error(403, "forbidden", str(exc))
+
+    @app.exception_handler(NotPermitted)
+    def not_permitted(request: Request, exc: NotPermitted) -> Response:
+        return error(403, "forbidden", str(exc))
+
+    @app.exception_handler(RateLimited)
+    def rate_limited(request: Request, exc: RateLimited) -> Response:
+        response = error(429, "rate_limited", str(exc), fix="slow down; the limit is per device token")
+        response.headers["Retry-After"] = str(max(1, round(exc.wait)))
+        return response
+
+    @app.exception_handler(TooLarge)
+    def too_large(request: Request, exc: TooLarge) -> Response:
+        return error(413, "too_large", str(exc), fix=f"send at most {wire.MAX_BATCH_ITEMS} records a batch")
+
+    @app.exception_handler(KenningError)
+    def kenning_error(request: Request, exc: KenningError) -> Response:
+        return error(404 if isinstance(exc, NotFound) else 400, type(exc).__name__.lower(), exc.message, exc.fix)
+
+    return app
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line: time, level, event and the request's fields (never a token or a body)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        out = {"time": datetime.fromtimestamp(record.created).astimezone().isoformat(timespec="milliseconds"),
+               "level": record.levelname.lower(), "event": record.getMessage(),
+               **getattr(record, "fields", {})}  # fmt: skip
+        if record.exc_info:
+            out["error"] = self.formatException(record.exc_info)
+        return orjson.dumps(out).decode()

@@ -1,0 +1,123 @@
+"""Helpers of the team server tests: a real server on loopback over a real PostgreSQL, and
+"machines" — each its own data folder and SQLite store, logged in over HTTP like `kenning login`."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import uvicorn
+
+from kenning.clock import SystemClock
+from kenning.config import Settings
+from kenning.core.remember import RememberRequest, RememberResult
+from kenning.core.service import Core
+from kenning.model import Kind, Origin
+from kenning.server.app import Limits, create_server_app
+from kenning.server.auth import new_token, token_hash
+from kenning.store.server.postgres import PostgresServerStore
+from kenning.store.server.protocol import Role
+from kenning.store.sqlite.sync_store import SqliteSyncState
+from kenning.sync.client import Link, SyncClient, WorkspaceReport
+from kenning.sync.http import HttpTransport
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Running:
+    url: str
+    store: PostgresServerStore
+
+
+@contextmanager
+def running_server(dsn: str, *, limits: Limits = Limits(rate=1000, burst=1000)) -> Iterator[Running]:
+    """The server app under uvicorn in a thread, on 127.0.0.1 (real HTTP), over ``dsn``."""
+    store = PostgresServerStore.open(dsn, max_size=8)
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(create_server_app(store, limits=limits), host="127.0.0.1", port=port,
+                                           log_level="warning", lifespan="off"))  # fmt: skip
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if time.monotonic() > deadline:
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.02)
+    try:
+        yield Running(f"http://127.0.0.1:{port}", store)
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+        store.close()
+
+
+def invite(store: PostgresServerStore, account: str, workspaces: list[str]) -> str:
+    token = new_token("kinv_")
+    now = datetime.now(UTC)
+    acc = store.account(account)
+    assert acc is not None
+    store.add_invite(acc.id, workspaces, token_hash(token), now, now + timedelta(hours=1))
+    return token
+
+
+def team(store: PostgresServerStore, workspace: str = "acme") -> dict[str, str]:
+    """alice (owner) and bob (member) of ``workspace``; their account ids by name."""
+    now = datetime.now(UTC)
+    alice = store.add_account("alice", now)
+    bob = store.add_account("bob", now)
+    store.add_workspace(workspace, workspace.title(), alice.id, now)
+    store.set_member(workspace, bob.id, Role.MEMBER)
+    return {"alice": alice.id, "bob": bob.id}
+
+
+class Machine:
+    """One computer: its own data folder and SQLite store, logged in with an invite."""
+
+    def __init__(self, root: Path, name: str, url: str, invite_token: str, workspace: str = "acme") -> None:
+        self.home = root / name
+        self.settings = Settings(home=self.home, workspace=workspace)
+        self.core = Core.open(self.settings, SystemClock())
+        assert self.core.db is not None
+        anonymous = HttpTransport(url)
+        joined = anonymous.post("/api/v1/login/invite", {"invite": invite_token, "label": name})
+        anonymous.close()
+        self.link = Link(url, joined["account"], joined["account_name"], joined["device"], tuple(joined["workspaces"]),
+                         joined["token"])  # fmt: skip
+        self.transport = HttpTransport(url, self.link.token)
+        self.state = SqliteSyncState(self.core.db)
+
+    def client(self, **kwargs: int) -> SyncClient:
+        return SyncClient(self.core.store, self.state, self.transport, self.link, self.core.now, **kwargs)
+
+    def sync(self) -> list[WorkspaceReport]:
+        return self.client().sync()
+
+    def remember(self, text: str, **kwargs: object) -> RememberResult:
+        kwargs.setdefault("origin", Origin.PERSON)
+        kwargs.setdefault("source", "cli")
+        request = RememberRequest(text, **kwargs)  # type: ignore[arg-type]
+        return self.core.remember(self.core.place(project="github.com/acme/shop"), request)
+
+    def memories(self, **flags: bool) -> dict[str, object]:
+        out = {}
+        for m in self.core.store.iter_all(self.settings.workspace):
+            out[m.ref] = m
+        return out
+
+    def close(self) -> None:
+        self.transport.close()
+        self.core.close()
+
+
+KINDS = Kind
