@@ -9,6 +9,8 @@
     configs run that command); it starts the server and calls none of its tools.
   * ``kenning.cli.ui`` -> ``kenning.web``: ``kenning ui`` starts the web app and renders none of it.
   * ``kenning.server`` -> ``kenning.web``: the team server mounts the same web app behind its login.
+  * ``kenning.cli.serve`` -> ``kenning.server``: ``kenning serve`` starts the team server (its
+    admin commands use the server store directly, not the server).
 - Only entry points read the environment (``os.environ``, ``os.getenv``, click ``envvar=``).
 
 Imports are found at any depth (inside functions too) and through ``importlib.import_module``
@@ -30,6 +32,7 @@ ABOVE_STORE = (
     "kenning.capture",
     "kenning.graph",
     "kenning.install",
+    "kenning.sync",
     *INTERFACES,
 )
 ALLOWED_INTERFACE_IMPORTS = {
@@ -37,6 +40,7 @@ ALLOWED_INTERFACE_IMPORTS = {
     ("kenning.cli.mcp", "kenning.mcp"),
     ("kenning.cli.ui", "kenning.web"),
     ("kenning.server", "kenning.web"),
+    ("kenning.cli.serve", "kenning.server"),
 }
 
 # Who may read the environment, at function level ("*" = the whole module).
@@ -150,6 +154,7 @@ def test_no_layer_below_the_interfaces_imports_one() -> None:
         "kenning.graph",
         "kenning.store",
         "kenning.install",
+        "kenning.sync",
     )
     assert offending(below, INTERFACES) == []
     # Platform modules (kenning/clock.py, config.py, gitinfo.py, ...) sit under everything.
@@ -264,12 +269,13 @@ def test_the_door_scanner_sees_calls() -> None:
 
 def test_the_web_stack_loads_only_for_the_web_app() -> None:
     """The CLI and the hooks must not pay for FastAPI, Jinja2 or uvicorn: only the web package
-    (and ``kenning ui``'s command, inside its function) imports them."""
+    and the team server (and ``kenning ui``'s and ``kenning serve``'s commands, inside their
+    functions) import them."""
     heavy = ("fastapi", "starlette", "jinja2", "uvicorn")
     outside = [
         f"{module.name} imports {target}"
         for module in modules()
-        if not under(module.name, "kenning.web")
+        if not under(module.name, "kenning.web") and not under(module.name, "kenning.server")
         for target in sorted(imports(module))
         if any(under(target, h) for h in heavy)
     ]
@@ -285,6 +291,6 @@ def test_the_web_stack_loads_only_for_the_web_app() -> None:
         if module.name.startswith("kenning.cli")
         for node in module.tree.body
         for name in names(node)
-        if under(name, "kenning.web")
+        if under(name, "kenning.web") or under(name, "kenning.server")
     ]
-    assert top_level == [], "import kenning.web inside the command function, not at module level"
+    assert top_level == [], "import kenning.web / kenning.server inside the command function, not at module level"

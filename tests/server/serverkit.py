@@ -121,3 +121,50 @@ class Machine:
 
 
 KINDS = Kind
+
+
+class ServerProcess:
+    """`kenning serve` as a real process (where killing it is the point)."""
+
+    def __init__(self, home: Path, dsn: str, port: int | None = None) -> None:
+        import os
+        import subprocess
+        import sys
+
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        env = {**os.environ, "KENNING_HOME": str(home)}
+        self.log = (home.parent / f"serve-{self.port}.log").open("ab")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "kenning.cli", "serve", "--port", str(self.port), "--database", dsn],
+            env=env, stdout=self.log, stderr=self.log,
+        )  # fmt: skip
+        self.wait_ready()
+
+    def wait_ready(self, timeout: float = 60) -> None:
+        import httpx
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"kenning serve exited with {self.proc.returncode}")
+            try:
+                if httpx.get(self.url + "/readyz", timeout=2).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            time.sleep(0.1)
+        raise RuntimeError("kenning serve did not become ready")
+
+    def kill(self) -> None:
+        self.proc.kill()
+        self.proc.wait(timeout=30)
+
+    def stop(self) -> int:
+        import signal
+
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            self.proc.wait(timeout=60)
+        self.log.close()
+        return int(self.proc.returncode)

@@ -11,7 +11,8 @@ from __future__ import annotations
 from kenning.cli.lazy import Entry, LazyGroup
 
 # Sections of `kenning --help`, by what a person is doing.
-MEMORY, SESSIONS, GRAPH, WORK, DATA, SETUP = "Memory", "Sessions", "Graph", "Work", "Your data", "Setup"
+MEMORY, SESSIONS, GRAPH, WORK, DATA, TEAM, SETUP = (
+    "Memory", "Sessions", "Graph", "Work", "Your data", "Team server", "Setup")  # fmt: skip
 
 MEMORY_GROUP = LazyGroup(
     "memory",
@@ -141,6 +142,11 @@ ROOT: list[Entry] = [
     Entry("export", "kenning.cli.data:export_cmd", "Write this workspace's memory as JSON Lines.", DATA),
     Entry("import", "kenning.cli.data:import_cmd", "Read a `kenning export` file into this workspace.", DATA),
     Entry("forget", "kenning.cli.data:forget_cmd", "Delete memories, or a captured session, for real.", DATA),
+    Entry("sync", "kenning.cli.team:sync_cmd", "Push what changed here to the team server, then pull what others wrote.", TEAM),
+    Entry("login", "kenning.cli.team:login_cmd", "Log this machine in to a team server, so `kenning sync` shares its workspaces.", TEAM),
+    Entry("logout", "kenning.cli.team:logout_cmd", "Revoke this machine's device token on the server and forget the login here.", TEAM),
+    Entry("serve", "kenning.cli.serve:serve_cmd", "Run the team server: sync, accounts and devices, the REST API (docs/server.md).", TEAM),
+    Entry("server", "kenning.cli.serve:server_group", "Manage the team server: accounts, workspaces and members, invites, devices.", TEAM),
     Entry("run", "kenning.cli.run:run_cmd", "The main job: open the store, capture this machine's agent transcripts, show status.", SETUP),
     Entry("status", "kenning.cli.run:status_cmd", "What the store holds: memories by kind, marks, reviews waiting, size.", SETUP),
     Entry("install", "kenning.cli.install:install_cmd", "Register kenning's MCP server (and hooks) in agent tools.", SETUP),
@@ -169,7 +175,6 @@ ROOT: list[Entry] = [
     _moved("policy", "kenning.cli.curate:policy", "memory policy"),
     _moved("rules", "kenning.cli.work:rules_group", "memory rules"),
     _moved("health", "kenning.cli.git:health_cmd", "memory health"),
-    _moved("sync", "kenning.cli.capture:sync_cmd", "sessions sync"),
     _moved("watch", "kenning.cli.capture:watch_cmd", "sessions watch"),
     _moved("search", "kenning.cli.capture:search_cmd", "sessions search"),
     _moved("show", "kenning.cli.capture:show_cmd", "sessions show"),
