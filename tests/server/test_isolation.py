@@ -1,0 +1,211 @@
+"""Isolation: random requests with tokens of different accounts and workspaces — valid, expired,
+revoked, scoped elsewhere, of a non-member, of a viewer — read and change nothing they should
+not, through the API (real HTTP) and through SQL with the application's checks removed, where
+row-level security alone decides.
+
+The oracle is a plain model of who may do what (docs/server.md): a token works in a workspace
+when it is neither revoked nor expired, lists the workspace, and its account is a member;
+a viewer reads only; a record's owner alone changes it; another owner's hidden record reads
+as removed.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import psycopg
+import pytest
+from serverkit import running_server
+
+from kenning.server.auth import new_token, token_hash
+from kenning.store.server.postgres import PostgresServerStore
+from kenning.store.server.protocol import Grant, Role
+from kenning.sync import wire
+
+API_REQUESTS = 1000
+SQL_REQUESTS = 1000
+# Records of a kind whose body the server keeps as given (a memory's would be parsed first).
+KIND = "review"
+WORKSPACES = ("acme", "beta", "gamma")  # gamma exists, with no member among the tokens' accounts but carol
+
+
+@dataclass(frozen=True)
+class Token:
+    name: str
+    secret: str
+    account: str
+    scope: tuple[str, ...]
+    good: bool  # neither revoked nor expired
+
+
+def _body(key: str, owner: str, hidden: bool, n: int) -> dict[str, Any]:
+    return {"ref": key, "text": f"note {n} of {owner}", "hidden": hidden}
+
+
+def _setup(store: PostgresServerStore) -> tuple[dict[str, str], list[Token], dict[tuple[str, str], tuple[str, bool]]]:
+    now = datetime.now(UTC)
+    ids = {n: store.add_account(n, now).id for n in ("alice", "bob", "carol", "dave", "erin")}
+    store.add_workspace("acme", "Acme", ids["alice"], now)
+    store.set_member("acme", ids["bob"], Role.MEMBER)
+    store.set_member("acme", ids["carol"], Role.VIEWER)
+    store.add_workspace("beta", "Beta", ids["dave"], now)
+    store.set_member("beta", ids["carol"], Role.MEMBER)
+    store.add_workspace("gamma", "Gamma", ids["erin"], now)
+    specs = [
+        ("alice", "alice", ("acme",), None, False), ("alice-expired", "alice", ("acme",), now - timedelta(hours=1), False),
+        ("alice-revoked", "alice", ("acme",), None, True), ("bob", "bob", ("acme",), None, False),
+        ("bob-beta-scope", "bob", ("beta",), None, False), ("carol", "carol", ("acme", "beta"), None, False),
+        ("dave", "dave", ("beta",), None, False), ("dave-acme-scope", "dave", ("acme", "beta"), None, False),
+        ("erin", "erin", ("gamma",), None, False), ("erin-late", "erin", ("gamma",), now + timedelta(days=1), False),
+    ]  # fmt: skip
+    tokens = []
+    for name, who, scope, expires, revoked in specs:
+        secret = new_token()
+        device = store.add_device(ids[who], name, scope, token_hash(secret), now, expires_at=expires)
+        if revoked:
+            store.revoke_device(device.id, now)
+        tokens.append(Token(name, secret, ids[who], scope, not revoked and (expires is None or expires > now)))
+    # Seed: each writer a few records in each of its workspaces, some hidden.
+    model: dict[tuple[str, str], tuple[str, bool]] = {}
+    seeders = [("alice", "acme"), ("bob", "acme"), ("dave", "beta"), ("carol", "beta"), ("erin", "gamma")]
+    by_name = {t.name: t for t in tokens}
+    for n, (who, ws) in enumerate(seeders * 3):
+        key = f"m:{ws}-{who}-{n}"
+        hidden = n % 3 == 0
+        with store.workspace(Grant(token_hash(by_name[who].secret), ws)) as tx:
+            tx.lock()
+            body = _body(key, who, hidden, n)
+            tx.put(KIND, key, ids[who], body, wire.digest(body), private=hidden, at=now)
+        model[(ws, key)] = (ids[who], hidden)
+    return ids, tokens, model
+
+
+def _role(store: PostgresServerStore, token: Token, ws: str) -> Role | None:
+    if not token.good or ws not in token.scope:
+        return None
+    return store.role(ws, token.account)
+
+
+def _check_visible(changes: list[dict[str, Any]], ws: str, token: Token, model: dict[tuple[str, str], tuple[str, bool]],
+                   gone: set[tuple[str, str]]) -> None:  # fmt: skip
+    expected = {key for (w, key) in model if w == ws}
+    seen = {c["key"] for c in changes}
+    assert seen <= expected, f"{token.name} read keys of another workspace: {sorted(seen - expected)}"
+    for c in changes:
+        owner, hidden = model[(ws, c["key"])]
+        if (ws, c["key"]) in gone:
+            assert c["body"] is None and c["deleted"] == (owner == token.account)
+        elif hidden and owner != token.account:
+            assert c["body"] is None and not c["deleted"], f"{token.name} read another's hidden {c['key']}"
+        else:
+            assert c["body"] is not None and c["body"]["ref"] == c["key"]
+
+
+def test_random_requests_through_the_api_read_and_change_nothing_they_should_not(server_dsn: str, tmp_path: Path) -> None:
+    seed = random.randrange(1 << 30)
+    rng = random.Random(seed)
+    with running_server(server_dsn) as srv:
+        _ids, tokens, model = _setup(srv.store)
+        http = httpx.Client(base_url=srv.url, timeout=30)
+        counts: dict[int, int] = {}
+        gone: set[tuple[str, str]] = set()  # forgotten: tombstones
+        for i in range(API_REQUESTS):
+            token = rng.choice(tokens)
+            ws = rng.choice(WORKSPACES)
+            role = _role(srv.store, token, ws)
+            headers = {"Authorization": f"Bearer {token.secret}"}
+            if rng.random() < 0.5:
+                r = http.post("/api/v1/sync/pull", json={"workspace": ws, "after": rng.choice([0, 0, 3])}, headers=headers)
+                counts[r.status_code] = counts.get(r.status_code, 0) + 1
+                if role is None:
+                    assert r.status_code in (401, 403), (seed, token.name, ws, r.text)
+                    assert "changes" not in r.json()
+                else:
+                    assert r.status_code == 200, (seed, token.name, ws, r.text)
+                    _check_visible(r.json()["changes"], ws, token, model, gone)
+                continue
+            # A write: a new record of one's own, or a change to someone's existing record.
+            existing = [k for (w, k) in model if w == ws]
+            key = rng.choice(existing) if existing and rng.random() < 0.6 else f"m:{ws}-new-{i}"
+            body = _body(key, token.name, False, i)
+            op = "delete" if rng.random() < 0.1 else "put"
+            item = {"kind": KIND, "key": key, "op": op,
+                    "digest": wire.digest(body if op == "put" else None), **({"body": body} if op == "put" else {})}  # fmt: skip
+            r = http.post("/api/v1/sync/push", json={"workspace": ws, "batch": f"batch-{seed}-{i}", "items": [item]},
+                          headers=headers)  # fmt: skip
+            counts[r.status_code] = counts.get(r.status_code, 0) + 1
+            if role is None or not role.writes:
+                assert r.status_code in (401, 403), (seed, token.name, ws, r.text)
+                continue
+            assert r.status_code == 200, (seed, token.name, ws, r.text)
+            result = r.json()["results"][0]
+            owner = model.get((ws, key), (token.account, False))[0]
+            if owner != token.account:
+                assert result["code"] == "not_author", (seed, token.name, ws, key)
+            elif (ws, key) in gone:
+                assert result["status"] == "unchanged" if op == "delete" else result["code"] == "forgotten", result
+            else:
+                assert result["status"] in ("stored", "unchanged"), result
+                # A pushed record of this kind is stored public (only a hidden memory is private).
+                model[(ws, key)] = (token.account, False)
+                if op == "delete":
+                    gone.add((ws, key))
+        http.close()
+        assert counts.get(200, 0) > 100 and counts.get(403, 0) > 100 and counts.get(401, 0) > 50, counts
+
+
+def test_row_level_security_alone_keeps_workspaces_and_hidden_bodies_apart(server_dsn: str) -> None:
+    """The application's checks removed: each probe opens the data plane with a token and a
+    workspace straight away (no authenticate, no grant) and runs raw SQL."""
+    seed = random.randrange(1 << 30)
+    rng = random.Random(seed)
+    store = PostgresServerStore.open(server_dsn, max_size=2)
+    try:
+        ids, tokens, model = _setup(store)
+        unknown = Token("unknown", new_token(), "acc_nobody", WORKSPACES, True)
+        for _ in range(SQL_REQUESTS):
+            token = rng.choice([*tokens, unknown])
+            ws = rng.choice(WORKSPACES)
+            asked = rng.choice(WORKSPACES)  # what a buggy query might filter on, or nothing
+            role = _role(store, token, ws) if token is not unknown else None
+            probe = rng.randrange(6)
+            with store.workspace(Grant(token_hash(token.secret), ws)) as tx:
+                conn = tx.conn
+                if probe == 0:
+                    rows = conn.execute("SELECT workspace, key FROM records").fetchall()
+                    assert {r["workspace"] for r in rows} <= ({ws} if role else set()), (seed, token.name, ws)
+                    if role:
+                        assert {r["key"] for r in rows} == {k for (w, k) in model if w == ws}
+                elif probe == 1:
+                    rows = conn.execute("SELECT workspace, key, owner, private FROM record_bodies WHERE workspace = %s",
+                                        (asked,)).fetchall()  # fmt: skip
+                    for r in rows:
+                        assert role and r["workspace"] == ws, (seed, token.name, ws, r)
+                        assert not r["private"] or r["owner"] == token.account, (seed, token.name, r)
+                elif probe == 2:
+                    changed = conn.execute("UPDATE record_bodies SET body = body WHERE workspace = %s", (asked,)).rowcount
+                    mine = sum(1 for (w, _k), (o, _h) in model.items() if w == ws == asked and o == token.account)
+                    assert changed == (mine if role and role.writes else 0), (seed, token.name, ws, asked, changed)
+                elif probe == 3:
+                    with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                        conn.execute("SELECT token_hash FROM devices").fetchall()
+                elif probe == 4:
+                    with pytest.raises(psycopg.Error):
+                        conn.execute(
+                            "INSERT INTO records (workspace, kind, key, owner, seq, digest, updated_at)"
+                            " VALUES (%s, 'review', 'm:intruder', %s, 999999, 'x', now())",
+                            (asked if asked != ws or not (role and role.writes) else "gamma" if ws != "gamma" else "acme",
+                             token.account),
+                        )  # fmt: skip
+                else:
+                    rows = conn.execute("SELECT workspace, batch_id FROM batches UNION ALL"
+                                        " SELECT workspace, last::text FROM workspace_seq").fetchall()  # fmt: skip
+                    assert {r["workspace"] for r in rows} <= ({ws} if role else set()), (seed, token.name, ws)
+        assert ids
+    finally:
+        store.close()
