@@ -20,7 +20,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from kenning.clock import Clock, SystemClock
-from kenning.errors import KenningError, NotFound
+from kenning.errors import KenningError, NotFound, Refused
 from kenning.server.auth import Forbidden, RateLimited, RateLimiter, Unauthorized
 from kenning.store.server.protocol import NotPermitted, ServerStore
 from kenning.sync import wire
@@ -39,6 +39,10 @@ class Limits:
 
 class TooLarge(Exception):
     pass
+
+
+class Conflict(Refused):
+    """The request clashes with what the server already holds (409)."""
 
 
 def error(status: int, code: str, message: str, fix: str = "", **extra: object) -> JSONResponse:
@@ -121,7 +125,8 @@ def create_server_app(store: ServerStore, *, clock: Clock | None = None, limits:
 
     @app.exception_handler(KenningError)
     def kenning_error(request: Request, exc: KenningError) -> Response:
-        return error(404 if isinstance(exc, NotFound) else 400, type(exc).__name__.lower(), exc.message, exc.fix)
+        status = 404 if isinstance(exc, NotFound) else 409 if isinstance(exc, Conflict) else 400
+        return error(status, type(exc).__name__.lower(), exc.message, exc.fix)
 
     return app
 

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, ConfigDict, Field
 
-from kenning.server.app import TooLarge
+from kenning.server.app import Conflict, TooLarge
 from kenning.server.auth import Principal, grant
 from kenning.server.deps import caller, now_of, store_of
 from kenning.store.server.protocol import StoredRecord
@@ -77,10 +77,8 @@ class PullResponse(BaseModel):
 
 
 def _conflict(batch: str) -> Exception:
-    from kenning.errors import Refused
-
-    return Refused(f"batch {batch} was already applied with other content",
-                   fix="give every new batch a new id; resend a batch only unchanged")  # fmt: skip
+    return Conflict(f"batch {batch} was already applied with other content",
+                    fix="give every new batch a new id; resend a batch only unchanged")  # fmt: skip
 
 
 @router.post("/push", response_model=PushResponse, summary="Push a batch of records (idempotent by batch id).",
