@@ -99,7 +99,9 @@ def test_the_metadata_declares_license_extras_and_commands() -> None:
     assert "END OF TERMS AND CONDITIONS" in license_text
     assert meta["optional-dependencies"]["watch"] == ["watchfiles>=0.21"]
     # Only extras that have code: no placeholder for features not built yet.
-    assert set(meta["optional-dependencies"]) == {"watch", "postgres", "dev"}
+    assert set(meta["optional-dependencies"]) == {"watch", "postgres", "server", "dev"}
     assert (REPO / "src" / "kenning" / "store" / "postgres" / "memories.py").is_file()  # the postgres extra's code
+    assert (REPO / "src" / "kenning" / "server" / "app.py").is_file()  # the server extra's (kenning serve)
+    assert "kenning[postgres]" in meta["optional-dependencies"]["server"]
     assert meta["scripts"] == {"kenning": "kenning.cli.main:main", "kenning-hook": "kenning.hooks.main:main"}
     assert (REPO / "CHANGELOG.md").read_text().startswith("# Changelog")
