@@ -1,4 +1,6 @@
-"""Fixtures of the team server tests: a real PostgreSQL database per test (tests/server/pgserver.py)."""
+"""Fixtures of the team server tests: a database of its own per test on the run's real
+PostgreSQL (tests/server/pgserver.py over tests/postgres_server.py, which the root conftest
+stops at the end of the run)."""
 
 from __future__ import annotations
 
@@ -11,12 +13,6 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 import pgserver  # noqa: E402
-
-
-@pytest.fixture(scope="session", autouse=True)
-def _stop_postgres() -> Iterator[None]:
-    yield
-    pgserver.stop()
 
 
 @pytest.fixture()

