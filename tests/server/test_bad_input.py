@@ -61,7 +61,7 @@ def api(server_dsn: str) -> Iterator[tuple[httpx.Client, dict[str, str], str]]:
 
 
 def _refused(http: httpx.Client, dsn: str, status: int, code: str, says: str, *, json: Any = None,
-             content: bytes | None = None, headers: dict[str, str] | None = None) -> dict[str, Any]:  # fmt: skip
+             content: bytes | Iterator[bytes] | None = None, headers: dict[str, str] | None = None) -> dict[str, Any]:  # fmt: skip
     before = _state(dsn)
     kwargs: dict[str, Any] = {"headers": headers or {}}
     if content is not None:
@@ -89,6 +89,18 @@ def test_oversized_batches_are_refused_before_anything_is_written(api: tuple[htt
     huge = _review("r-huge", "y" * (MAX_BODY + 10))
     answer = _refused(http, dsn, 413, "too_large", "bytes", json=push(huge))
     assert "batch" in answer["fix"]
+    # Without a Content-Length (chunked), the body is cut off once it passes the limit.
+    raw = httpx.Request("POST", "/", json=push(huge)).content
+
+    def chunks() -> Iterator[bytes]:
+        for i in range(0, len(raw), 65536):
+            yield raw[i : i + 65536]
+
+    _refused(http, dsn, 413, "too_large", f"over {MAX_BODY} bytes", content=chunks())
+    small = httpx.Request("POST", "/", json=push(_review("r-chunked"), batch="batch-chunked-1")).content
+    r = http.post("/api/v1/sync/push", content=iter([small[:10], small[10:]]),
+                  headers={"Content-Type": "application/json"})  # fmt: skip
+    assert r.status_code == 200 and r.json()["results"][0]["status"] == "stored", r.text
 
 
 def test_malformed_json_and_wrong_types_name_the_field(api: tuple[httpx.Client, dict[str, str], str]) -> None:

@@ -22,6 +22,7 @@ from starlette.responses import JSONResponse, Response
 from kenning.clock import Clock, SystemClock
 from kenning.errors import KenningError, NotFound, Refused
 from kenning.server.auth import Forbidden, RateLimited, RateLimiter, Unauthorized
+from kenning.server.body_limit import BodyLimit
 from kenning.store.server.protocol import NotPermitted, ServerStore
 from kenning.sync import wire
 
@@ -71,15 +72,13 @@ def create_server_app(store: ServerStore, *, clock: Clock | None = None, limits:
         ready = store.ready()
         return JSONResponse({"ready": ready}, status_code=200 if ready else 503)
 
+    # Added before the access log, so it runs inside it: a refused body is logged too.
+    app.add_middleware(BodyLimit, limit=MAX_BODY, refuse=_body_too_large)
+
     @app.middleware("http")
     async def access_log(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
         started = time.perf_counter()
-        length = request.headers.get("content-length", "")
-        if length.isdigit() and int(length) > MAX_BODY:
-            response: Response = error(413, "too_large", f"the request body is {int(length)} bytes; the limit is {MAX_BODY}",
-                                       fix=f"send at most {wire.MAX_BATCH_ITEMS} records and {wire.MAX_BATCH_BYTES} bytes a batch")  # fmt: skip
-        else:
-            response = await call_next(request)
+        response = await call_next(request)
         log.info("request", extra={"fields": {
             "method": request.method, "path": request.url.path, "status": response.status_code,
             "ms": round((time.perf_counter() - started) * 1000, 1),
@@ -129,6 +128,12 @@ def create_server_app(store: ServerStore, *, clock: Clock | None = None, limits:
         return error(status, type(exc).__name__.lower(), exc.message, exc.fix)
 
     return app
+
+
+def _body_too_large(size: int | None) -> Response:
+    said = f"{size} bytes" if size is not None else f"over {MAX_BODY} bytes"
+    return error(413, "too_large", f"the request body is {said}; the limit is {MAX_BODY}",
+                 fix=f"send at most {wire.MAX_BATCH_ITEMS} records and {wire.MAX_BATCH_BYTES} bytes a batch")  # fmt: skip
 
 
 class JsonFormatter(logging.Formatter):
