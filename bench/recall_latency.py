@@ -393,8 +393,11 @@ def verdict(name: str, engine: Engine | None, size: int, target: float) -> str:
         return f"{name}: not measured in this run."
     if size < 100_000:
         return f"{name}: not measured at 100,000 in this run."
-    return (f"{name} recall p95 at {size:,}: {engine.cpu[1]:.2f} ms CPU "
-            f"({'met' if engine.cpu[1] <= target else 'MISSED'}), {engine.wall[1]:.2f} ms wall "
+    # PostgreSQL's work is split between two processes: kenning's p95 plus the server's mean.
+    cpu = engine.cpu[1] + (engine.server_cpu or 0.0)
+    how = f" (kenning's p95 {engine.cpu[1]:.2f} + the server's mean {engine.server_cpu:.2f})" if engine.server_cpu else ""
+    return (f"{name} recall p95 at {size:,}: {cpu:.2f} ms CPU{how} "
+            f"({'met' if cpu <= target else 'MISSED'}), {engine.wall[1]:.2f} ms wall "
             f"({'met' if engine.wall[1] <= target else 'MISSED'}) against {target:.0f} ms.")  # fmt: skip
 
 
