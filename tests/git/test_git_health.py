@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import shutil
 from datetime import datetime
 from pathlib import Path
 
 from gitrepo_helper import Repo
 
+from kenning.clock import FixedClock
+from kenning.config import Settings
 from kenning.core.health import health
 from kenning.core.remember import RememberRequest
 from kenning.core.service import Core
 from kenning.ids import new_ref
 from kenning.model import Citation, Kind, Memory, Origin, Status
 from kenning.store.protocol import ScopeRow
+from kenning.store.sqlite.schema import open_database
 
 
 def scope(core: Core, key: str, kind: str, root: Path | str = "", parent: str = "",
@@ -114,3 +118,39 @@ def test_reports_untouched(core: Core, tmp_path: Path) -> None:
     assert tagged not in report.untagged and long in report.untagged
     assert report.duplicates == [twins]
     assert [(m.ref, m.scope, m.text) for m in core.store.iter_all(core.workspace)] == before
+
+
+def test_a_repeat_look_gives_the_same_report_and_sees_any_change_at_once(core: Core, tmp_path: Path) -> None:
+    """The report is kept between looks (the web app's Health page); a write by another
+    process, and a cited file that goes or comes back, show on the next look."""
+    root = tmp_path / "checkout"
+    (root / "src").mkdir(parents=True)
+    cited = root / "src" / "tax.py"
+    cited.write_text("def tax():\n    return 0\n")
+    scope(core, "acme/shop", "project", root)
+    ref = note(core, "acme/shop", "Tax is rounded per line", source_ref="src/tax.py:tax")
+    first = health(core)
+    assert first.drops == [] and first.checked == 1
+    again = health(core)
+    assert again.as_dict() == first.as_dict()
+    again.long.append("m:changed-by-the-caller")  # a caller's change stays its own
+    assert health(core).long == []
+
+    other = Core.over(open_database(Settings(home=tmp_path / "home").db_path), Settings(home=tmp_path / "home"),
+                      FixedClock(core.now()))  # another process: the CLI, a hook  # fmt: skip
+    try:
+        long = note(other, "acme/shop", "Exports run nightly. They write to the bucket.")
+        assert health(core).long == [long] and health(core).checked == 2
+        scope(other, "acme/shop", "project", root, removed=core.now())
+        assert {m.ref for m in health(core).moves} == {ref, long}
+        scope(other, "acme/shop", "project", root)  # back again
+    finally:
+        other.close()
+    assert health(core).moves == []
+
+    cited.unlink()
+    assert [d.ref for d in health(core).drops] == [ref]
+    cited.write_text("def tax():\n    return 1\n")
+    assert health(core).drops == []
+    shutil.rmtree(root)
+    assert health(core).not_judged == ["acme/shop"] and health(core).drops == []

@@ -617,3 +617,56 @@ def test_pinned_and_used_since_filters(store: MemoryStore) -> None:
     store.insert(written_late)
     assert [m.ref for m in store.find(flt(created_since=T0 + timedelta(days=1)))] == [written_late.ref]
     assert store.count(flt(created_since=T0)) == 6
+
+
+def test_revision_moves_on_every_memory_and_scope_write_and_only_then(store: MemoryStore, tmp_path: Path,
+                                                                     request: pytest.FixtureRequest) -> None:  # fmt: skip
+    seen = [store.revision()]
+
+    def moved() -> bool:
+        seen.append(store.revision())
+        return seen[-1] != seen[-2]
+
+    memory = mem("the api deploys from main")
+    store.insert(memory)
+    assert moved()
+    store.update(memory.evolve(tags=("deploy",)))
+    assert moved()
+    store.mark_recalled([memory.ref])
+    assert moved()
+    store.upsert_scope(ScopeRow(WS, "proj", "project", "proj", "/src/proj", "", T0))
+    assert moved()
+    store.add_event(MemoryEvent(memory.ref, T0, "created"))  # history, uses and meta: no memory changed
+    store.add_use(UseRow(memory.ref, "s1", "codex", "main", T0))
+    store.set_meta("k", "v")
+    store.get(memory.ref)
+    assert not moved()
+    with pytest.raises(RuntimeError), store.transaction():
+        store.insert(mem("rolled back"))
+        raise RuntimeError
+    assert not moved()
+    store.delete(memory.ref)
+    assert moved()
+    assert len(set(seen)) == 6  # never back to an earlier value
+    other, close = BACKENDS[request.node.callspec.params["store"]](tmp_path / "another")  # the same backend
+    try:
+        assert other.revision() not in seen  # two stores never share one
+    finally:
+        close()
+
+
+def test_glances_read_the_active_memories_fields_a_look_needs(store: MemoryStore) -> None:
+    ws = fresh_workspace()
+    a = mem("Deploys go out on Tuesdays.", workspace=ws, session="s1", source_ref="ops/deploy.md:3",
+            source_hash="v1:abc", tags=("ops",))  # fmt: skip
+    b = mem("Billing rounds each line", workspace=ws, scope="other", session="s2", recalled=3)
+    retired = mem("An old claim", workspace=ws, session="s3", status=Status.RETIRED)
+    for m in (a, b, retired):
+        store.insert(m)
+    glances = store.glances(ws)
+    assert [(g.ref, g.scope, g.text, g.session, g.source_ref, g.source_hash, g.tagged, g.recalled) for g in glances] == [
+        (a.ref, "proj", a.text, "s1", "ops/deploy.md:3", "v1:abc", 1, 0),
+        (b.ref, "other", b.text, "s2", "", "", 0, 3)]  # fmt: skip
+    assert [g.ref for g in store.glances(ws, "other")] == [b.ref]
+    assert sorted(store.session_scopes(ws, ["s1", "s3", "s9", ""])) == [("s1", "proj"), ("s3", "proj")]
+    assert store.session_scopes(ws, []) == [] and store.session_scopes(fresh_workspace(), ["s1"]) == []

@@ -163,10 +163,14 @@ def count_left_out(core: Core, store: HookStore, rule: RuleRow, scopes: list[str
         kinds = (Kind(rule.memory_kind),) if rule.memory_kind else None
         idle = MemoryFilter(core.workspace, scopes, kinds=kinds, idle_before=core.now() - timedelta(days=rule.n))
         return core.store.count(idle)
-    # The other rules judge lessons (proven) or decisions (shipped, undone: outcomes belong to decisions).
-    kind = Kind.LESSON if rule.kind == "proven" else Kind.DECISION
-    candidates = core.store.find(MemoryFilter(core.workspace, scopes, kinds=(kind,)))
-    return len(left_out(core, store, rule, candidates))
+    if rule.kind == "proven":
+        return store.count_unproven(core.workspace, scopes, rule.n)
+    if rule.kind in ("shipped", "undone"):
+        # Outcomes belong to decisions: shipped keeps those with a "Shipped" line, undone drops
+        # those with a "Reverted" one (the words left_out reads).
+        word, having = ("shipped", False) if rule.kind == "shipped" else ("reverted", True)
+        return store.count_decisions_by_outcome(core.workspace, scopes, word, having=having)
+    return 0
 
 
 def listing(core: Core, place: Place | None) -> list[RuleView]:

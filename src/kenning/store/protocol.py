@@ -18,7 +18,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from kenning.model import (
     DecisionDoc,
@@ -43,6 +43,20 @@ class ScopeRow:
     parent: str
     created_at: datetime
     removed_at: datetime | None = None
+
+
+class Glance(NamedTuple):
+    """What a look over every active memory reads of one (the health report), without decoding
+    the rest of its row: thousands of these cost a fraction of as many :class:`Memory`."""
+
+    ref: str
+    scope: str
+    text: str  # as stored: redacted on the way in
+    session: str
+    source_ref: str
+    source_hash: str
+    tagged: int  # 1 when it has a tag, else 0
+    recalled: int
 
 
 @dataclass(frozen=True)
@@ -157,6 +171,20 @@ class MemoryStore(Protocol):
         ...
 
     def iter_all(self, workspace: str) -> Iterator[Memory]: ...
+    def glances(self, workspace: str, scope: str | None = None) -> list[Glance]:
+        """Every active memory of the workspace (or of one scope, by key), oldest first."""
+        ...
+
+    def session_scopes(self, workspace: str, sessions: Sequence[str]) -> list[tuple[str, str]]:
+        """Each (session, scope) pair some memory of the workspace was written with by one of
+        ``sessions``, whatever its status."""
+        ...
+
+    def revision(self) -> str:
+        """A value that differs after any memory or scope changed (written by any process) and
+        between two stores; equal values mean nothing a look over every memory depends on moved."""
+        ...
+
     def search(
         self, flt: MemoryFilter, terms: Sequence[str], *, limit: int, report: Sequence[str] = ()
     ) -> list[Hit]: ...

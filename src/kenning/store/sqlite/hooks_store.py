@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Sequence
 from datetime import datetime
 from typing import NamedTuple
 
@@ -428,6 +429,30 @@ class HookStore:
         for r in rows:
             found[r[0]] = found.get(r[0], ()) + tuple(json.loads(r[1]))
         return found
+
+    def count_unproven(self, workspace: str, scopes: Sequence[str], n: int) -> int:
+        """Active lessons of ``scopes`` used in fewer than ``n`` distinct sessions (the proven
+        rule's count, without reading the lessons)."""
+        marks = ",".join("?" for _ in scopes)
+        row = self.db.one(
+            f"SELECT count(*) FROM memories m WHERE m.workspace = ? AND m.scope IN ({marks}) AND m.status = 'active'"
+            " AND m.kind = 'lesson' AND (SELECT count(DISTINCT u.session) FROM memory_uses u"
+            " WHERE u.ref = m.ref AND u.session != '') < ?",
+            [workspace, *scopes, n],
+        )  # fmt: skip
+        return int(row[0]) if row else 0
+
+    def count_decisions_by_outcome(self, workspace: str, scopes: Sequence[str], word: str, *, having: bool) -> int:
+        """Active decisions of ``scopes`` with (``having``) or without an Outcome line of their
+        decision doc that starts with ``word`` (ASCII, any case): the shipped and undone rules."""
+        marks = ",".join("?" for _ in scopes)
+        row = self.db.one(
+            f"SELECT count(*) FROM memories m WHERE m.workspace = ? AND m.scope IN ({marks}) AND m.status = 'active'"
+            f" AND m.kind = 'decision' AND {'' if having else 'NOT '}EXISTS (SELECT 1 FROM decision_docs d,"
+            " json_each(d.outcome) o WHERE d.memory_ref = m.ref AND substr(lower(o.value), 1, ?) = ?)",
+            [workspace, *scopes, len(word), word.lower()],
+        )  # fmt: skip
+        return int(row[0]) if row else 0
 
     def tidy_counts(self, workspace: str, project: str, rest_cutoff: datetime) -> tuple[int, int, int]:
         """(non-resting memories, preferences + decisions, lessons with a trigger) of a project."""

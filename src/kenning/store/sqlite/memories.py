@@ -26,6 +26,7 @@ from kenning.redacted import ensure, stored
 from kenning.store.guard import guarded, guarded_payload
 from kenning.store.protocol import (
     FACETS,
+    Glance,
     Hit,
     IndexStats,
     MemoryFilter,
@@ -352,6 +353,28 @@ class SqliteMemoryStore:
     def iter_all(self, workspace: str) -> Iterator[Memory]:
         for row in self.db.query("SELECT * FROM memories WHERE workspace = ? ORDER BY id", (workspace,)):
             yield _row_to_memory(row)
+
+    def glances(self, workspace: str, scope: str | None = None) -> list[Glance]:
+        where, params = ("workspace = ?", [workspace]) if scope is None else ("workspace = ? AND scope = ?", [workspace, scope])
+        rows = self.db.tuples(
+            "SELECT ref, scope, text, session, source_ref, source_hash, tags != '', recalled FROM memories"
+            f" WHERE {where} AND status = 'active' ORDER BY id", params)  # fmt: skip
+        return list(map(Glance._make, rows))
+
+    def session_scopes(self, workspace: str, sessions: Sequence[str]) -> list[tuple[str, str]]:
+        found: list[tuple[str, str]] = []
+        wanted = sorted({s for s in sessions if s})
+        for start in range(0, len(wanted), 500):  # under SQLite's limit on bound values
+            chunk = wanted[start : start + 500]
+            rows = self.db.tuples(f"SELECT DISTINCT session, scope FROM memories WHERE workspace = ? AND session != '' AND session IN"
+                                  f" ({_in(chunk)})", [workspace, *chunk])  # fmt: skip
+            found.extend((str(r[0]), str(r[1])) for r in rows)
+        return found
+
+    def revision(self) -> str:
+        # Kept by triggers on memories and scopes (memory_schema m006).
+        rows = {str(r[0]): int(r[1]) for r in self.db.query("SELECT name, n FROM store_revision")}
+        return f"{rows.get('instance', 0)}:{rows.get('memories', 0)}"
 
     def search(
         self, flt: MemoryFilter, terms: Sequence[str], *, limit: int, report: Sequence[str] = ()

@@ -282,3 +282,36 @@ MIGRATIONS.add(
 
 
 MIGRATIONS.add("m007_term_pieces", _m007_reindex)
+
+# A counter that moves whenever a memory or a scope changes, in any process (the triggers see
+# every writer: CLI, hooks, MCP, sync, a migration). Long-lived readers (the web app) key what
+# they computed over every memory on it, so a repeat look is cheap and a change is seen at
+# once. The 'instance' row tells two stores apart (a random number made here).
+MIGRATIONS.add(
+    "m008_store_revision",
+    """
+    CREATE TABLE store_revision (
+        name TEXT PRIMARY KEY,
+        n INTEGER NOT NULL
+    );
+    INSERT INTO store_revision (name, n) VALUES ('instance', abs(random())), ('memories', 0);
+    CREATE TRIGGER memories_revision_insert AFTER INSERT ON memories BEGIN
+        UPDATE store_revision SET n = n + 1 WHERE name = 'memories';
+    END;
+    CREATE TRIGGER memories_revision_update AFTER UPDATE ON memories BEGIN
+        UPDATE store_revision SET n = n + 1 WHERE name = 'memories';
+    END;
+    CREATE TRIGGER memories_revision_delete AFTER DELETE ON memories BEGIN
+        UPDATE store_revision SET n = n + 1 WHERE name = 'memories';
+    END;
+    CREATE TRIGGER scopes_revision_insert AFTER INSERT ON scopes BEGIN
+        UPDATE store_revision SET n = n + 1 WHERE name = 'memories';
+    END;
+    CREATE TRIGGER scopes_revision_update AFTER UPDATE ON scopes BEGIN
+        UPDATE store_revision SET n = n + 1 WHERE name = 'memories';
+    END;
+    CREATE TRIGGER scopes_revision_delete AFTER DELETE ON scopes BEGIN
+        UPDATE store_revision SET n = n + 1 WHERE name = 'memories';
+    END;
+    """,
+)
