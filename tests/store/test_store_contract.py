@@ -519,6 +519,12 @@ def test_filters_by_origin_and_writer_and_counts_each_facet(store: MemoryStore) 
     assert store.facet_counts(everything, "citation") == {"unchecked": 4}
     with pytest.raises(ValueError):
         store.facet_counts(everything, "text")
+    assert store.facet_groups(everything, ("kind", "status", "origin_tool")) == {
+        ("fact", "active", "cli"): 1, ("lesson", "active", "claude-code"): 1, ("fact", "active", "codex"): 1,
+        ("fact", "retired", "codex"): 1}  # fmt: skip
+    assert store.facet_groups(flt(origins=(Origin.AGENT,)), ("origin",)) == {("agent",): 2}
+    with pytest.raises(ValueError):
+        store.facet_groups(everything, ("kind", "text"))
 
 
 def test_sessions_written_latest_first_with_active_counts(store: MemoryStore) -> None:

@@ -112,26 +112,40 @@ def scope_keys(core: Core, project: str) -> list[str]:
     return sorted(keys | {GLOBAL_SCOPE, PERSONAL_SCOPE})
 
 
-def _filter(core: Core, q: MemoryQuery, *, skip: str = "") -> MemoryFilter:
-    statuses = tuple(Status) if q.status == "all" or skip == "status" else (Status(q.status),)
+def _filter(core: Core, q: MemoryQuery, keys: list[str]) -> MemoryFilter:
     return MemoryFilter(
         core.workspace,
-        scope_keys(core, q.project),
-        statuses=statuses,
-        kinds=(Kind(q.kind),) if q.kind and skip != "kind" else None,
-        origins=(Origin(q.origin),) if q.origin and skip != "origin" else None,
-        origin_tools=(q.writer,) if q.writer and skip != "origin_tool" else None,
+        keys,
+        statuses=tuple(Status) if q.status == "all" else (Status(q.status),),
+        kinds=(Kind(q.kind),) if q.kind else None,
+        origins=(Origin(q.origin),) if q.origin else None,
+        origin_tools=(q.writer,) if q.writer else None,
     )
+
+
+_FACETS = ("kind", "status", "origin", "origin_tool")
+
+
+def _counted(core: Core, q: MemoryQuery, keys: list[str]) -> tuple[Facets, int]:
+    """The facets (each ignoring its own filter) and how many match the whole query, from one
+    pass over the project's memories grouped by all four."""
+    groups = core.store.facet_groups(MemoryFilter(core.workspace, keys, statuses=tuple(Status)), _FACETS)
+    wanted = (q.kind, "" if q.status == "all" else q.status, q.origin, q.writer)
+
+    def counts(skip: int | None) -> dict[str, int]:
+        found: dict[str, int] = {}
+        for values, n in groups.items():
+            if all(i == skip or not want or value == want for i, (value, want) in enumerate(zip(values, wanted, strict=True))):
+                key = values[skip] if skip is not None else ""
+                found[key] = found.get(key, 0) + n
+        return dict(sorted(found.items()))
+
+    facets = Facets(kinds=counts(0), statuses=counts(1), origins=counts(2), writers=counts(3))
+    return facets, counts(None).get("", 0)
 
 
 def facets(core: Core, q: MemoryQuery) -> Facets:
-    store = core.store
-    return Facets(
-        kinds=store.facet_counts(_filter(core, q, skip="kind"), "kind"),
-        statuses=store.facet_counts(_filter(core, q, skip="status"), "status"),
-        origins=store.facet_counts(_filter(core, q, skip="origin"), "origin"),
-        writers=store.facet_counts(_filter(core, q, skip="origin_tool"), "origin_tool"),
-    )
+    return _counted(core, q, scope_keys(core, q.project))[0]
 
 
 def _matches(memory: Memory, q: MemoryQuery) -> bool:
@@ -148,18 +162,18 @@ def browse(core: Core, query: MemoryQuery) -> MemoryPage:
     `recall` a session or the CLI runs (for the chosen project, or the personal one), its
     hits then narrowed by the other filters."""
     q = query.checked()
-    counts = facets(core, q)
+    keys = scope_keys(core, q.project)
+    counts, total = _counted(core, q, keys)
     if q.text.strip():
         from kenning.core.recall import MAX_COUNT
 
-        place = core.place(project=q.project) if q.project else Everywhere(core.workspace, PERSONAL_SCOPE, "every project", scopes=tuple(scope_keys(core, "")))
+        place = core.place(project=q.project) if q.project else Everywhere(core.workspace, PERSONAL_SCOPE, "every project", scopes=tuple(keys))
         result = core.recall(place, q.text, count=MAX_COUNT, as_of=q.as_of or None)
         # What was believed then may be superseded or retired now: the status filter does not apply.
         hits = [h for h in result.hits if _matches(h.memory, q if not q.as_of else replace(q, status="all"))]
         return MemoryPage(q, [h.memory for h in hits], len(hits), counts, True, {h.memory.ref: h for h in hits})
-    flt = _filter(core, q)
-    memories = core.store.find(flt, offset=q.offset, limit=q.limit, newest_first=True)
-    return MemoryPage(q, memories, core.store.count(flt), counts)
+    memories = core.store.find(_filter(core, q, keys), offset=q.offset, limit=q.limit, newest_first=True)
+    return MemoryPage(q, memories, total, counts)
 
 
 # ------------------------------------------------------------------------------ the card

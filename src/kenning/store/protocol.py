@@ -162,6 +162,11 @@ class MemoryStore(Protocol):
         """How many memories matching ``flt`` hold each value of ``facet`` (one of FACETS)."""
         ...
 
+    def facet_groups(self, flt: MemoryFilter, facets: Sequence[str]) -> dict[tuple[str, ...], int]:
+        """How many memories matching ``flt`` hold each combination of values of ``facets``
+        (each one of FACETS): every facet of a listing from one pass."""
+        ...
+
     def memory_scopes(self, workspace: str) -> list[str]:
         """Every scope key that holds a memory (some have no scope row: a project named by key)."""
         ...

@@ -336,6 +336,14 @@ class SqliteMemoryStore:
         rows = self.db.query(f"SELECT {facet}, count(*) FROM memories WHERE {where} GROUP BY {facet}", params)
         return {str(r[0]): int(r[1]) for r in rows}
 
+    def facet_groups(self, flt: MemoryFilter, facets: Sequence[str]) -> dict[tuple[str, ...], int]:
+        if not facets or any(f not in FACETS for f in facets):
+            raise ValueError(f"facets must be some of {FACETS}, not {facets!r}")
+        where, params = self._where(flt)
+        columns = ", ".join(facets)
+        rows = self.db.tuples(f"SELECT {columns}, count(*) FROM memories WHERE {where} GROUP BY {columns}", params)
+        return {tuple(str(v) for v in r[:-1]): int(str(r[-1])) for r in rows}
+
     def memory_scopes(self, workspace: str) -> list[str]:
         rows = self.db.query("SELECT DISTINCT scope FROM memories WHERE workspace = ? ORDER BY scope", (workspace,))
         return [str(r[0]) for r in rows]

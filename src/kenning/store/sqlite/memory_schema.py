@@ -315,3 +315,15 @@ MIGRATIONS.add(
     END;
     """,
 )
+
+
+# The listing's counts (kind, status, origin, writer over a project or all of them) read from
+# the index alone: a third of the time of reading every row at 10k memories. It leads with the
+# columns of the index it replaces, so every query that used that one uses this one.
+MIGRATIONS.add(
+    "m009_listing_counts_index",
+    """
+    DROP INDEX memories_scope;
+    CREATE INDEX memories_listing ON memories (workspace, scope, status, kind, origin, origin_tool);
+    """,
+)
