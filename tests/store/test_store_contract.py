@@ -627,10 +627,10 @@ def test_pinned_and_used_since_filters(store: MemoryStore) -> None:
 
 def test_revision_moves_on_every_memory_and_scope_write_and_only_then(store: MemoryStore, tmp_path: Path,
                                                                      request: pytest.FixtureRequest) -> None:  # fmt: skip
-    seen = [store.revision()]
+    seen = [store.revision(WS)]
 
     def moved() -> bool:
-        seen.append(store.revision())
+        seen.append(store.revision(WS))
         return seen[-1] != seen[-2]
 
     memory = mem("the api deploys from main")
@@ -656,7 +656,7 @@ def test_revision_moves_on_every_memory_and_scope_write_and_only_then(store: Mem
     assert len(set(seen)) == 6  # never back to an earlier value
     other, close = BACKENDS[request.node.callspec.params["store"]](tmp_path / "another")  # the same backend
     try:
-        assert other.revision() not in seen  # two stores never share one
+        assert other.revision(WS) not in seen  # two stores never share one
     finally:
         close()
 

@@ -180,7 +180,7 @@ def health(core: Core, scope: str | None = None, *, repair: bool = False) -> Hea
     """Report (and with ``repair`` apply) every move and dropped citation, listed before any
     is made. ``scope`` limits the look to one scope; default: the whole workspace. A report is
     made again only when a memory, a scope or a file it looked at changed (see :class:`_Reports`)."""
-    revision = core.store.revision()  # read first: a write during the look makes the next one fresh
+    revision = core.store.revision(core.workspace)  # read first: a write during the look makes the next one fresh
     key = (revision.split(":", 1)[0], core.workspace, scope)
     if not repair:
         cached = _REPORTS.get(key, revision)

@@ -185,9 +185,11 @@ class MemoryStore(Protocol):
         ``sessions``, whatever its status."""
         ...
 
-    def revision(self) -> str:
-        """A value that differs after any memory or scope changed (written by any process) and
-        between two stores; equal values mean nothing a look over every memory depends on moved."""
+    def revision(self, workspace: str) -> str:
+        """A value that differs after any memory or scope of ``workspace`` changed (written by
+        any process) and between two stores; equal values mean nothing a look over the
+        workspace's memories depends on moved. (A backend may move it on other workspaces'
+        writes too: SQLite keeps one counter.)"""
         ...
 
     def search(

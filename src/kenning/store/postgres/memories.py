@@ -35,6 +35,7 @@ from kenning.store.postgres import memory_search
 from kenning.store.postgres.db import Database, Row
 from kenning.store.protocol import (
     FACETS,
+    Glance,
     Hit,
     IndexStats,
     MemoryFilter,
@@ -351,6 +352,37 @@ class PostgresMemoryStore:
         )
         return [SessionWrites(r["session"], int(r["n"]), int(r["active"]), _utc(r["first_at"]), _utc(r["last_at"]))
                 for r in rows]  # fmt: skip
+
+    def facet_groups(self, flt: MemoryFilter, facets: Sequence[str]) -> dict[tuple[str, ...], int]:
+        if not facets or any(f not in FACETS for f in facets):
+            raise ValueError(f"facets must be some of {FACETS}, not {facets!r}")
+        where, params = self._where(flt)
+        columns = ", ".join(facets)
+        rows = self.db.query(f"SELECT {columns}, count(*) AS n FROM memories WHERE {where} GROUP BY {columns}", params,
+                             workspace=flt.workspace)  # fmt: skip
+        return {tuple(str(r[f]) for f in facets): int(r["n"]) for r in rows}
+
+    def glances(self, workspace: str, scope: str | None = None) -> list[Glance]:
+        rows = self.db.query(
+            "SELECT ref, scope, text, session, source_ref, source_hash, (cardinality(tags) > 0)::int AS tagged,"
+            " recalled FROM memories WHERE workspace = %(ws)s AND (%(scope)s::text IS NULL OR scope = %(scope)s)"
+            " AND status = 'active' ORDER BY id", {"ws": workspace, "scope": scope}, workspace=workspace)  # fmt: skip
+        return [Glance(r["ref"], r["scope"], r["text"], r["session"], r["source_ref"], r["source_hash"], int(r["tagged"]),
+                       int(r["recalled"])) for r in rows]  # fmt: skip
+
+    def session_scopes(self, workspace: str, sessions: Sequence[str]) -> list[tuple[str, str]]:
+        wanted = sorted({s for s in sessions if s})
+        if not wanted:
+            return []
+        rows = self.db.query("SELECT DISTINCT session, scope FROM memories WHERE workspace = %s AND session != ''"
+                             " AND session = ANY(%s)", (workspace, wanted), workspace=workspace)  # fmt: skip
+        return [(str(r["session"]), str(r["scope"])) for r in rows]
+
+    def revision(self, workspace: str) -> str:
+        # Kept per workspace by triggers on memories and scopes (postgres memory_schema m003).
+        row = self.db.one("SELECT current_database() AS db, (SELECT n FROM store_revision WHERE workspace = %s) AS n",
+                          (workspace,), workspace=workspace)  # fmt: skip
+        return f"{row['db'] if row else ''}:{row['n'] if row and row['n'] is not None else 0}"
 
     def iter_all(self, workspace: str) -> Iterator[Memory]:
         rows = self.db.query("SELECT * FROM memories WHERE workspace = %s ORDER BY id", (workspace,), workspace=workspace)

@@ -230,3 +230,30 @@ MIGRATIONS.add(
     """
     + rls.protect("memory_placements"),
 )
+
+# A counter per workspace that moves whenever one of its memories or scopes changes, by any
+# writer; long-lived readers (the web app's Health page) key what they computed over every
+# memory on it (as SQLite's m008_store_revision).
+MIGRATIONS.add(
+    "m003_store_revision",
+    """
+    CREATE TABLE store_revision (
+        workspace TEXT COLLATE "C" NOT NULL,
+        n BIGINT NOT NULL,
+        PRIMARY KEY (workspace)
+    );
+    CREATE FUNCTION kenning_store_revision() RETURNS trigger LANGUAGE plpgsql AS $fn$
+    BEGIN
+        INSERT INTO store_revision (workspace, n)
+        VALUES (CASE WHEN TG_OP = 'DELETE' THEN OLD.workspace ELSE NEW.workspace END, 1)
+        ON CONFLICT (workspace) DO UPDATE SET n = store_revision.n + 1;
+        RETURN NULL;
+    END
+    $fn$;
+    CREATE TRIGGER memories_revision AFTER INSERT OR UPDATE OR DELETE ON memories
+        FOR EACH ROW EXECUTE FUNCTION kenning_store_revision();
+    CREATE TRIGGER scopes_revision AFTER INSERT OR UPDATE OR DELETE ON scopes
+        FOR EACH ROW EXECUTE FUNCTION kenning_store_revision();
+    """
+    + rls.protect("store_revision"),
+)

@@ -379,7 +379,7 @@ class SqliteMemoryStore:
             found.extend((str(r[0]), str(r[1])) for r in rows)
         return found
 
-    def revision(self) -> str:
+    def revision(self, workspace: str) -> str:
         # Kept by triggers on memories and scopes (memory_schema m006).
         rows = {str(r[0]): int(r[1]) for r in self.db.query("SELECT name, n FROM store_revision")}
         return f"{rows.get('instance', 0)}:{rows.get('memories', 0)}"
