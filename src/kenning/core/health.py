@@ -125,8 +125,9 @@ def _root(row: ScopeRow | None, disk: Disk) -> str | None:
 
 def _gone(path: str, root: str | None, disk: Disk) -> bool:
     """The cited file is not there (a folder, or a path under a folder not on this machine,
-    is not judged): the same verdict as :class:`kenning.core.citations.Checker`'s GONE, read
-    from the file's existence alone, since a drop needs no more."""
+    is not judged): :class:`kenning.core.citations.Checker`'s GONE read from the file's
+    existence alone, since a drop needs no more (and a file that is there but cannot be read
+    is not gone: its citation is kept)."""
     if not os.path.isabs(path):
         located = os.path.join(root, path) if root is not None else None
     elif root is not None and (path + os.sep).startswith(root.rstrip(os.sep) + os.sep):
