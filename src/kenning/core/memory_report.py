@@ -168,7 +168,7 @@ class Holdout:
 class ProjectHealth:
     project: str
     active: int
-    index_lines: int
+    index_lines: int | None  # None when the report was built without them (index_lines=False)
     changed: int  # active memories whose cited code changed
     gone: int  # active memories whose cited file is gone
 
@@ -291,10 +291,11 @@ def _known_project(core: Core, project: str, sessions: _Sessions) -> None:
 
 
 def build(core: Core, win: Window, progress: Callable[[Iterable[str]], Iterable[str]] | None = None, *,
-          check_project: bool = True) -> Report:  # fmt: skip
+          check_project: bool = True, index_lines: bool = True) -> Report:  # fmt: skip
     """The report for ``win`` (``progress`` wraps the loop over captured sessions, for a bar).
     A project named by a person (``check_project``) must be one kenning knows: a typo says so
-    instead of reporting nothing."""
+    instead of reporting nothing. ``index_lines=False`` leaves out each project's index line
+    count, most of the report's cost (the web app's charts do not show it)."""
     if core.db is None:
         raise Invalid("the memory report needs the SQLite store", fix="open the store with Core.open")
     sessions = _Sessions(core)
@@ -325,7 +326,7 @@ def build(core: Core, win: Window, progress: Callable[[Iterable[str]], Iterable[
     tools = _tools(sessions, hook_rows, captured_rows, signals, deliveries)
     channels = _channels(verdicts)
     holdout = _holdout(sessions, hook_rows, signals)
-    health = _health(core, win, cited | {u.ref for u in uses})
+    health = _health(core, win, cited | {u.ref for u in uses}, index_lines=index_lines)
     return Report(win, len(hook_rows), len(captured_rows), tools, channels, holdout, health)
 
 
@@ -405,7 +406,7 @@ def _holdout(sessions: _Sessions, hook_rows: list[SessionRow], signals: dict[str
     return Holdout(len(groups[False]), len(groups[True]), measures)
 
 
-def _health(core: Core, win: Window, cited: set[str]) -> Health:
+def _health(core: Core, win: Window, cited: set[str], *, index_lines: bool = True) -> Health:
     from kenning.context import index as index_mod
 
     scopes = _scopes(core, win.project)
@@ -424,7 +425,7 @@ def _health(core: Core, win: Window, cited: set[str]) -> Health:
         if not active and key != win.project:
             continue
         citations = core.store.facet_counts(flt, "citation")
-        lines = len(index_mod.build(core, core.place(project=key)).lines)
+        lines = len(index_mod.build(core, core.place(project=key)).lines) if index_lines else None
         projects.append(ProjectHealth(key, active, lines, citations.get("changed", 0), citations.get("gone", 0)))
     return Health(written, len(cited_here), dict(imported), projects)
 

@@ -1,27 +1,27 @@
 """Report: what kenning holds and how sessions met it, as charts (inline SVG).
 
-Each figure is built by one function from numbers the core computes today: what the store
-holds (kinds, statuses, writers) and the sessions the hooks saw per tool and group. The
-memory report of issue 18 (given vs used, reach, the holdout comparison) adds its figures to
-:data:`FIGURES` from its own core function; nothing here estimates a number.
+Each figure is built by one function from numbers the core computes: what the store holds
+(kinds, statuses, writers), the sessions the hooks saw per tool and group, and the memory
+report (:mod:`kenning.core.memory_report`: reach, given vs used per channel, the holdout
+comparison), built once per page. Nothing here estimates a number.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import Response
 
-from kenning.core import browse, report
+from kenning.core import browse, memory_report, report
 from kenning.core.service import Core
 from kenning.errors import Invalid
 from kenning.model import Kind, Status
 from kenning.store.protocol import MemoryFilter
-from kenning.web.charts import Figure, figure
+from kenning.web.charts import Figure, bars, figure
 from kenning.web.common import core_for, page, project_of
 
 router = APIRouter()
@@ -33,6 +33,14 @@ class Window:
     project: str
     days: int
     since: datetime
+    _memo: dict[str, memory_report.Report] = field(default_factory=dict, compare=False, repr=False)
+
+    def memory(self, core: Core) -> memory_report.Report:
+        """The memory report for this window and project, built once per page."""
+        if "report" not in self._memo:
+            win = memory_report.window(core.now(), days=self.days, project=self.project)
+            self._memo["report"] = memory_report.build(core, win, check_project=False, index_lines=False)
+        return self._memo["report"]
 
 
 def _statuses(core: Core, w: Window, status: Status, facet: str) -> dict[str, int]:
@@ -74,9 +82,60 @@ def sessions_recalled(core: Core, w: Window) -> Figure | None:
                   note="Counted by the hooks when a session's tool call was recall.", source="hook records")  # fmt: skip
 
 
-# The report page shows these in order; issue 18's memory report appends its own.
+def _pct(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.0f} %" if whole else "—"
+
+
+def reach(core: Core, w: Window) -> Figure | None:
+    tools = [t for t in w.memory(core).tools if t.captured]
+    rows = [(t.tool, [float(t.handed), float(t.captured - t.handed)]) for t in tools]
+    f = figure("reach", f"Reach: captured sessions handed memory, last {w.days} days", rows,
+               ["handed memory", "not handed"], palette=[0, 2],
+               note="Reach per tool: captured sessions in which the agent worked (made a tool call) and was handed "
+                    "at least one memory, of all sessions captured.", source="kenning report")  # fmt: skip
+    table = [[t.tool, str(t.handed), str(t.captured - t.handed), _pct(t.handed, t.captured)] for t in tools]
+    return Figure(f.key, f.title, f.chart, f.note, f.source, ["", "handed memory", "not handed", "reach"], table)
+
+
+def given_used(core: Core, w: Window) -> Figure | None:
+    channels = [c for c in w.memory(core).channels if c.given]
+    rows = [(c.channel, [float(c.used), float(c.judged - c.used), float(c.given - c.judged)]) for c in channels]
+    f = figure("given-used", f"Memories given and then used, per channel, last {w.days} days", rows,
+               ["used", "not used", "not judged"], palette=[0, 2, 3],
+               note="Given: a memory handed to a session (brief, card, index, lesson, recall, note). Used: the agent "
+                    "cited its ref, recorded it with used=, or (recall) then read, edited or ran the file it cites. "
+                    "Not judged: the session's transcript was not captured.", source="kenning report")  # fmt: skip
+    table = [[c.channel, str(c.given), str(c.judged), str(c.used), _pct(c.used, c.judged)] for c in channels]
+    return Figure(f.key, f.title, f.chart, f.note, f.source, ["", "given", "judged", "used", "used of judged"], table)
+
+
+def _num(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}"
+
+
+def holdout(core: Core, w: Window) -> Figure | None:
+    h = w.memory(core).holdout
+    rows: list[tuple[str, list[float]]] = []
+    table = []
+    for m in h.measures:
+        c = m.comparison
+        name = m.key.replace("_", " ")  # the bar's label (the table has the whole words)
+        rows += [(name, [c.a.mean or 0.0, 0.0]), (name, [0.0, c.b.mean or 0.0])]
+        interval = f"{_num(c.low)} to {_num(c.high)}" if c.low is not None else "—"
+        needed = str(c.needed_a) + " / " + str(c.needed_b) if c.needed_a is not None else "—"
+        table.append([m.label, _num(c.a.mean), _num(c.b.mean), _num(c.difference), interval, needed])
+    enough = "" if h.enough else " Fewer sessions than a difference needs to be worth reading: read the interval."
+    note = (f"Per session, mean of each group ({h.pointed} pointed at memory, {h.holdout} held out); the table "
+            f"gives the difference (pointed − holdout), its 95 % Welch interval and the sessions each group would "
+            f"need to tell it.{enough}")  # fmt: skip
+    chart = bars(rows, ["pointed at memory", "holdout"])
+    head = ["", "pointed", "holdout", "difference", "95 % interval", "sessions needed (pointed / holdout)"]
+    return Figure("holdout", f"The holdout comparison, last {w.days} days", chart, note, "kenning report", head, table)
+
+
+# The report page shows these in order.
 FIGURES: list[Callable[[Core, Window], Figure | None]] = [held_by_kind, active_by_writer, sessions_by_group,
-                                                          sessions_recalled]  # fmt: skip
+                                                          sessions_recalled, reach, given_used, holdout]  # fmt: skip
 
 
 @router.get("/report")
