@@ -41,6 +41,7 @@ class Token:
     account: str
     scope: tuple[str, ...]
     good: bool  # neither revoked nor expired
+    device: str = ""
 
 
 def _body(key: str, owner: str, hidden: bool, n: int) -> dict[str, Any]:
@@ -69,7 +70,7 @@ def _setup(store: PostgresServerStore) -> tuple[dict[str, str], list[Token], dic
         device = store.add_device(ids[who], name, scope, token_hash(secret), now, expires_at=expires)
         if revoked:
             store.revoke_device(device.id, now)
-        tokens.append(Token(name, secret, ids[who], scope, not revoked and (expires is None or expires > now)))
+        tokens.append(Token(name, secret, ids[who], scope, not revoked and (expires is None or expires > now), device.id))
     # Seed: each writer a few records in each of its workspaces, some hidden.
     model: dict[tuple[str, str], tuple[str, bool]] = {}
     seeders = [("alice", "acme"), ("bob", "acme"), ("dave", "beta"), ("carol", "beta"), ("erin", "gamma")]
@@ -119,6 +120,22 @@ def test_random_requests_through_the_api_read_and_change_nothing_they_should_not
             ws = rng.choice(WORKSPACES)
             role = _role(srv.store, token, ws)
             headers = {"Authorization": f"Bearer {token.secret}"}
+            if rng.random() < 0.1:  # the account's own devices: list them, or revoke another account's
+                other = rng.choice([t for t in tokens if t.account != token.account])
+                if rng.random() < 0.5:
+                    r = http.get("/api/v1/devices", headers=headers)
+                else:
+                    r = http.post(f"/api/v1/devices/{other.device}/revoke", headers=headers)
+                counts[r.status_code] = counts.get(r.status_code, 0) + 1
+                if not token.good:
+                    assert r.status_code == 401, (seed, token.name, r.text)
+                elif r.request.method == "GET":
+                    assert r.status_code == 200, (seed, token.name, r.text)
+                    assert {d["id"] for d in r.json()} == {t.device for t in tokens if t.account == token.account}
+                else:
+                    assert r.status_code == 404, (seed, token.name, other.name, r.text)
+                    assert srv.store.device(other.device).revoked_at is None or not other.good  # type: ignore[union-attr]
+                continue
             if rng.random() < 0.5:
                 r = http.post("/api/v1/sync/pull", json={"workspace": ws, "after": rng.choice([0, 0, 3])}, headers=headers)
                 counts[r.status_code] = counts.get(r.status_code, 0) + 1
