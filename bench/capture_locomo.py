@@ -31,10 +31,12 @@ from _shared_data import need
 from capture_throughput import write_section
 from kenning.capture import search as capture_search
 from kenning.capture.search import query_terms, search
-from kenning.capture.sync import sync_all
 from kenning.clock import FixedClock
 from kenning.config import Settings
+from kenning.core.capture_job import sync_all
+from kenning.core.service import Core
 from kenning.store.sqlite.schema import open_database
+from kenning.store.sqlite.stores import SqliteStores
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results" / "capture.md"
@@ -140,7 +142,8 @@ def evaluate(quick: bool) -> str:
         where = write_transcripts(home, convs)
         settings = Settings(home=Path(tmp) / "kenning")
         db = open_database(settings.db_path)
-        sync_all(db, settings, home, FixedClock(), import_memory_files=False)
+        core = Core(SqliteStores(db), FixedClock(), settings)
+        sync_all(core, home, import_memory_files=False)
         uid_of = {r["id"]: r["uid"] for r in db.query("SELECT id, uid FROM capture_turns")}
         plain = {"unicode": plain_fts(convs, "unicode61"), "porter": plain_fts(convs, "porter unicode61")}
         started = time.perf_counter()
@@ -156,7 +159,7 @@ def evaluate(quick: bool) -> str:
                 questions += 1
                 for weight in WEIGHTS:
                     capture_search.CONTEXT_WEIGHT = weight
-                    hits = search(db, q["question"], project=f"path:/locomo/{name}", limit=50)
+                    hits = search(core.stores.capture, core.workspace, q["question"], project=f"path:/locomo/{name}", limit=50)
                     stats[f"kenning@{weight}"][name][cat].append(scores(gold, [uid_of[h.turn] for h in hits], where))
                 terms = query_terms(q["question"])
                 for label, conn in plain.items():

@@ -22,10 +22,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from _shared_data import need
-from kenning.capture.sync import sync_all
 from kenning.clock import FixedClock
 from kenning.config import Settings
+from kenning.core.capture_job import sync_all
+from kenning.core.service import Core
 from kenning.store.sqlite.schema import open_database
+from kenning.store.sqlite.stores import SqliteStores
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results" / "capture.md"
@@ -129,7 +131,7 @@ def main() -> None:
         settings = Settings(home=Path(tmp) / "kenning")
         db = open_database(settings.db_path)
         start, cpu_start = time.perf_counter(), time.process_time()
-        summary = sync_all(db, settings, home, FixedClock(), import_memory_files=False)
+        summary = sync_all(Core(SqliteStores(db), FixedClock(), settings), home, import_memory_files=False)
         took, cpu = time.perf_counter() - start, time.process_time() - cpu_start
         db.close()
     mb = size / 1e6

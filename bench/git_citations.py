@@ -31,7 +31,7 @@ from kenning.core.service import Core
 from kenning.ids import new_ref
 from kenning.model import Kind, Memory, Origin
 from kenning.store.protocol import MemoryFilter, ScopeRow
-from kenning.store.sqlite.schema import open_database
+from kenning.store.sqlite.stores import open_sqlite
 
 RESULTS = Path(__file__).parent / "results" / "git.md"
 
@@ -118,7 +118,7 @@ def main() -> None:
         refs = refs_for(paths, memories_n, rng)
         clock = FixedClock(datetime(2026, 3, 1, tzinfo=UTC))
         settings = Settings(home=Path(tmp) / "home")
-        core = Core.over(open_database(settings.db_path), settings, clock)
+        core = Core(open_sqlite(settings.db_path), clock, settings)
         scope = "bench/project"
         core.store.upsert_scope(ScopeRow(core.workspace, scope, "project", "project", str(root), "", clock.now()))
         now = clock.now()

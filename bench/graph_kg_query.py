@@ -29,7 +29,8 @@ from pathlib import Path
 from kenning.clock import FixedClock, to_iso
 from kenning.graph import facts
 from kenning.graph.vocabulary import load
-from kenning.store.sqlite.graph_store import FactRow, GraphStore
+from kenning.store.protocol import FactRow
+from kenning.store.sqlite.graph_store import SqliteGraphStore
 from kenning.store.sqlite.schema import open_database
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -41,7 +42,7 @@ WS = "local"
 def build(db_path: Path, total: int, seed: int = 7) -> tuple[list[str], list[str]]:
     rng = random.Random(seed)
     db = open_database(db_path)
-    store = GraphStore(db)
+    store = SqliteGraphStore(db)
     techs = sorted({t.id for t in load().terms.values()})
     projects = [f"github.com/org{i % 97}/service-{i}" for i in range(max(1, total // 50))]
     start = datetime(2024, 1, 1, tzinfo=UTC)
@@ -100,6 +101,7 @@ def main() -> None:
         projects, techs = build(path, total)
         build_s = time.perf_counter() - t0
         db = open_database(path)
+        graph = SqliteGraphStore(db)
         as_of = "2025-06-01T00:00:00.000000Z"
         popular = "postgres"
 
@@ -110,15 +112,15 @@ def main() -> None:
             return db.query(sql, [WS, entity, entity] + ([moment, moment] if moment else []))
 
         rows = [
-            ("project facts (out)", lambda: facts.query(db, WS, rng.choice(projects), direction="out"),
+            ("project facts (out)", lambda: facts.query(graph, WS, rng.choice(projects), direction="out"),
              lambda: naive(rng.choice(projects))),
-            ("project facts as_of", lambda: facts.query(db, WS, rng.choice(projects), as_of=as_of, direction="out"),
+            ("project facts as_of", lambda: facts.query(graph, WS, rng.choice(projects), as_of=as_of, direction="out"),
              lambda: naive(rng.choice(projects), as_of)),
-            ("technology, both directions (200 newest)", lambda: facts.query(db, WS, popular),
+            ("technology, both directions (200 newest)", lambda: facts.query(graph, WS, popular),
              lambda: naive(popular)),
-            ("random technology as_of", lambda: facts.query(db, WS, rng.choice(techs), as_of=as_of),
+            ("random technology as_of", lambda: facts.query(graph, WS, rng.choice(techs), as_of=as_of),
              lambda: naive(rng.choice(techs), as_of)),
-            ("timeline of a project", lambda: facts.timeline(db, WS, rng.choice(projects)),
+            ("timeline of a project", lambda: facts.timeline(graph, WS, rng.choice(projects)),
              lambda: naive(rng.choice(projects))),
         ]
         results = []
@@ -131,11 +133,11 @@ def main() -> None:
         for i in range(runs):
             p = rng.choice(projects)
             t1 = time.perf_counter()
-            facts.add(db, clock, WS, p, "decided", f"bench decision {i}", project=p, object_kind="text", area="db")
+            facts.add(graph, clock, WS, p, "decided", f"bench decision {i}", project=p, object_kind="text", area="db")
             adds.append((time.perf_counter() - t1) * 1000)
             clock.advance(seconds=1)
         adds.sort()
-        count = GraphStore(db).count(WS)
+        count = graph.count(WS)
         db.close()
     section = "\n".join([
         "## kg_query latency",

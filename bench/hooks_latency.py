@@ -38,7 +38,7 @@ from kenning.core.service import Core
 from kenning.hooks.main import refresh_marker
 from kenning.ids import new_ref
 from kenning.model import Kind, Memory, Origin, Trigger, TriggerTool
-from kenning.store.sqlite.schema import open_database
+from kenning.store.sqlite.stores import open_sqlite
 
 BENCH = Path(__file__).resolve().parent
 RESULTS = BENCH / "results" / "hooks.md"
@@ -59,7 +59,7 @@ BUDGETS_MS = {**dict.fromkeys(NO_LESSON, 50.0), START: 500.0, START_COLD: 500.0,
 
 
 def build_store(home: Path, repo: Path, memories: int, lessons: int) -> None:
-    core = Core.over(open_database(home / "kenning.db"), Settings(home=home), FixedClock(NOW))
+    core = Core(open_sqlite(home / "kenning.db"), FixedClock(NOW), Settings(home=home))
     place = core.place(repo)
     rng = random.Random(7)
     kinds = [Kind.FACT, Kind.DECISION, Kind.PREFERENCE, Kind.FACT, Kind.STATE]

@@ -37,6 +37,7 @@ from kenning.model import DECISION_CONFIDENCE, Kind, Memory, Origin
 from kenning.store.protocol import MemoryStore
 from kenning.store.sqlite.memories import SqliteMemoryStore
 from kenning.store.sqlite.schema import open_database
+from kenning.store.sqlite.stores import open_sqlite
 from kenning.text import STOP_WORDS, words
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -314,7 +315,7 @@ def measure_sqlite(size: int, memories: list[Memory], folder: Path, queries: lis
     db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     db.close()
     build_s = time.perf_counter() - started
-    core = Core.over(open_database(store_path), Settings(home=folder / f"home-{size}"), FixedClock(NOW))
+    core = Core(open_sqlite(store_path), FixedClock(NOW), Settings(home=folder / f"home-{size}"))
     try:
         return time_recall(core, queries, build_s, file_size(store_path), None)
     finally:
@@ -326,6 +327,7 @@ def measure_postgres(size: int, memories: list[Memory], folder: Path, queries: l
     row-level security), on one pooled connection whose server process is measured."""
     from kenning.store.postgres.memories import PostgresMemoryStore
     from kenning.store.postgres.schema import open_database as open_postgres
+    from kenning.store.postgres.stores import PostgresStores
 
     name = f"bench_{size}"
     server.create_database(name)
@@ -351,7 +353,7 @@ def measure_postgres(size: int, memories: list[Memory], folder: Path, queries: l
     build_s = time.perf_counter() - started
     db = open_postgres(server.dsn(name, _postgres.APP_LOGIN), workspace="local", run_migrations=False,
                        min_size=1, max_size=1)  # fmt: skip
-    core = Core(PostgresMemoryStore(db), FixedClock(NOW), Settings(home=folder / f"home-pg-{size}"))
+    core = Core(PostgresStores(db), FixedClock(NOW), Settings(home=folder / f"home-pg-{size}"))
     try:
         with db.pool.connection() as conn:
             row = conn.execute("SELECT pg_backend_pid() AS pid").fetchone()

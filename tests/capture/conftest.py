@@ -8,9 +8,12 @@ from pathlib import Path
 import pytest
 from capture_fixtures import build_home
 
+from kenning.clock import FixedClock
 from kenning.config import Settings
+from kenning.core.service import Core
 from kenning.store.sqlite.db import Database
 from kenning.store.sqlite.schema import open_database
+from kenning.store.sqlite.stores import SqliteStores
 
 
 @pytest.fixture
@@ -30,3 +33,9 @@ def db(settings: Settings) -> Iterator[Database]:
     database.close()
 
 
+
+
+@pytest.fixture
+def core(db: Database, settings: Settings) -> Core:
+    """The core over ``db`` at a fixed time (closing it is the ``db`` fixture's job)."""
+    return Core(SqliteStores(db), FixedClock(), settings)

@@ -10,10 +10,10 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kenning.capture.sync import sync_all
 from kenning.clock import FixedClock
 from kenning.config import Settings
-from kenning.store.sqlite.schema import open_database
+from kenning.core.capture_job import sync_all
+from kenning.core.service import Core
 
 
 def _line(i: int, text: str) -> bytes:
@@ -37,8 +37,7 @@ def test_any_growth_pattern_gives_the_same_turns(lines: list[str], cuts: list[in
         path = home / ".claude" / "projects" / "-nowhere-app" / "s1.jsonl"
         path.parent.mkdir(parents=True)
         path.write_bytes(b"")
-        conf = Settings(home=root / "kenning")
-        db = open_database(conf.db_path)
+        core = Core.open(Settings(home=root / "kenning"), FixedClock())
         try:
             written = 0
             for cut in cuts:
@@ -47,13 +46,14 @@ def test_any_growth_pattern_gives_the_same_turns(lines: list[str], cuts: list[in
                 with path.open("ab") as fh:
                     fh.write(piece)
                 written += len(piece)
-                sync_all(db, conf, home, FixedClock(), import_memory_files=False)
+                sync_all(core, home, import_memory_files=False)
             with path.open("ab") as fh:
                 fh.write(data[written:])
-            sync_all(db, conf, home, FixedClock(), import_memory_files=False)
-            got = [(r["uid"], r["text"]) for r in db.query("SELECT uid, text FROM capture_turns ORDER BY id")]
+            sync_all(core, home, import_memory_files=False)
+            got = [(t.uid, str(t.text)) for s in core.stores.capture.sessions(core.workspace)
+                   for t in core.stores.capture.turns(core.workspace, s.id)]
         finally:
-            db.close()
+            core.close()
     from kenning.redact import redact
 
     want = [(f"u-{i}", redact(t.strip())) for i, t in enumerate(lines)]

@@ -13,26 +13,26 @@ import pytest
 from capture_fixtures import CLAUDE_SESSION, build_home
 
 from kenning.capture.search import context, evidence, search, show
-from kenning.capture.sync import sync_all
-from kenning.clock import FixedClock
-from kenning.config import Settings
+from kenning.core.capture_job import sync_all
+from kenning.core.service import Core
 from kenning.errors import Invalid, NotFound
-from kenning.store.sqlite.db import Database
+from kenning.store.protocol import CaptureStore
 
 NOW = datetime(2026, 8, 20, tzinfo=UTC)
 
 
 @pytest.fixture
-def synced(db: Database, settings: Settings, home: Path) -> Database:
-    sync_all(db, settings, home, FixedClock())
-    return db
+def synced(core: Core, home: Path) -> CaptureStore:
+    """The capture store after one sync of the sample home (workspace "local")."""
+    sync_all(core, home)
+    return core.stores.capture
 
 
-def test_search_finds_stemmed_words_and_returns_the_evidence_sentence(synced: Database) -> None:
-    hits = search(synced, "rotating signing keys", now=NOW)
+def test_search_finds_stemmed_words_and_returns_the_evidence_sentence(synced: CaptureStore) -> None:
+    hits = search(synced, "local", "rotating signing keys", now=NOW)
     assert hits and hits[0].session == "gemini:c0ffee00-1111-4222-8333-444455556666"
     assert hits[0].evidence == "How do I rotate the signing key?"
-    hit = next(h for h in search(synced, "postgres sessions table", now=NOW))
+    hit = next(h for h in search(synced, "local", "postgres sessions table", now=NOW))
     assert hit.type == "decision" and hit.importance >= 4
     assert hit.evidence.startswith("We decided to use Postgres for the sessions table")
 
@@ -42,15 +42,15 @@ def test_evidence_is_the_best_sentence_not_the_start() -> None:
     assert evidence(body, ["burst", "limiter"]) == "The burst is now 20 in the rate limiter."
 
 
-def test_filters(synced: Database) -> None:
-    assert {h.tool for h in search(synced, "login test", tool="codex", now=NOW)} == {"codex"}
-    assert all(h.type == "decision" for h in search(synced, "postgres", type="decision", now=NOW))
-    assert search(synced, "login", since="2027-01-01", now=NOW) == []
-    assert search(synced, "login", until="2026-08-10", now=NOW)  # the whole day counts
-    assert search(synced, "login", since="2026-08-10", until="2026-08-10", now=NOW)
+def test_filters(synced: CaptureStore) -> None:
+    assert {h.tool for h in search(synced, "local", "login test", tool="codex", now=NOW)} == {"codex"}
+    assert all(h.type == "decision" for h in search(synced, "local", "postgres", type="decision", now=NOW))
+    assert search(synced, "local", "login", since="2027-01-01", now=NOW) == []
+    assert search(synced, "local", "login", until="2026-08-10", now=NOW)  # the whole day counts
+    assert search(synced, "local", "login", since="2026-08-10", until="2026-08-10", now=NOW)
     with pytest.raises(Invalid):
-        search(synced, "login", since="last tuesday")
-    assert search(synced, "login", project="nope", now=NOW) == []
+        search(synced, "local", "login", since="last tuesday")
+    assert search(synced, "local", "login", project="nope", now=NOW) == []
 
 
 def test_importance_lifts_ties() -> None:
@@ -59,29 +59,29 @@ def test_importance_lifts_ties() -> None:
     assert 0 < IMPORTANCE_WEIGHT < 0.2 and 0 < RECENCY_WEIGHT < 0.2  # small lifts, BM25 leads
 
 
-def test_bad_queries_say_how_to_fix(synced: Database) -> None:
+def test_bad_queries_say_how_to_fix(synced: CaptureStore) -> None:
     with pytest.raises(Invalid) as err:
-        search(synced, "the of and")
+        search(synced, "local", "the of and")
     assert "kenning sessions search" in err.value.fix
     with pytest.raises(Invalid):
-        search(synced, "login", type="gossip")
+        search(synced, "local", "login", type="gossip")
     # Words FTS5 would read as operators are searched as words.
-    search(synced, 'NEAR AND "OR" login:', now=NOW)
+    search(synced, "local", 'NEAR AND "OR" login:', now=NOW)
 
 
-def test_show_and_context(synced: Database) -> None:
-    view = show(synced, CLAUDE_SESSION[:8])
+def test_show_and_context(synced: CaptureStore) -> None:
+    view = show(synced, "local", CLAUDE_SESSION[:8])
     assert view["session"]["id"] == f"claude:{CLAUDE_SESSION}"
     texts = [t["text"] for t in view["turns"]]
     assert "«Why does the login test fail on CI but not locally?»" in texts  # a transcript is data: quoted
     assert not any("sk_live_" in t for t in texts)
-    hit = search(synced, "root cause test_expiry", now=NOW)[0]
-    around = context(synced, hit.session, hit.chunk, radius=1)
+    hit = search(synced, "local", "root cause test_expiry", now=NOW)[0]
+    around = context(synced, "local", hit.session, hit.chunk, radius=1)
     assert len(around["turns"]) == 3 and around["turns"][1]["turn"] == hit.turn
     with pytest.raises(NotFound):
-        show(synced, "no-such-session")
+        show(synced, "local", "no-such-session")
     with pytest.raises(NotFound):
-        context(synced, hit.session, 999_999)
+        context(synced, "local", hit.session, 999_999)
 
 
 def _cli(kenning_home: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -12,11 +12,11 @@ from capture_fixtures import CLAUDE_SESSION, build_home
 from click.testing import CliRunner
 
 from kenning.capture.lookup import find_session
-from kenning.capture.sync import sync_all
 from kenning.clock import FixedClock
 from kenning.config import Settings
+from kenning.core.capture_job import sync_all
+from kenning.core.service import Core
 from kenning.errors import Invalid, NotFound
-from kenning.store.sqlite.schema import open_database
 
 FULL = f"claude:{CLAUDE_SESSION}"
 TWIN = "9f1c2a7e-0000-4000-8000-000000000000"  # shares the first 8 characters
@@ -36,11 +36,11 @@ def captured(tmp_path: Path) -> Path:
     """A data folder that captured every tool's sample sessions."""
     user_home = build_home(tmp_path / "home")
     data = tmp_path / "kenning"
-    db = open_database(data / "kenning.db")
+    core = Core.open(Settings(home=data), FixedClock())
     try:
-        sync_all(db, Settings(home=data), user_home, FixedClock())
+        sync_all(core, user_home)
     finally:
-        db.close()
+        core.close()
     return data
 
 
@@ -58,12 +58,12 @@ def test_every_session_command_accepts_each_way_of_naming_it(captured: Path, nam
 
 
 def test_last_is_the_newest_captured_session(captured: Path) -> None:
-    db = open_database(captured / "kenning.db")
+    core = Core.open(Settings(home=captured), FixedClock())
     try:
-        newest = db.one("SELECT id FROM capture_sessions ORDER BY last_at DESC LIMIT 1")["id"]
-        assert find_session(db, "last")["id"] == newest
+        newest = core.stores.capture.sessions(core.workspace)[0].id
+        assert find_session(core.stores.capture, core.workspace, "last").id == newest
     finally:
-        db.close()
+        core.close()
     code, out, _ = cli(captured, "sessions", "show", "last", "--json")
     assert code == 0 and json.loads(out)["session"]["id"] == newest
 
@@ -73,18 +73,19 @@ def test_an_ambiguous_prefix_is_refused_with_the_candidates(tmp_path: Path) -> N
     folder = user_home / ".claude" / "projects" / "-home-alice-src-shop"
     data = (folder / f"{CLAUDE_SESSION}.jsonl").read_bytes()  # holds invalid UTF-8 on purpose
     (folder / f"{TWIN}.jsonl").write_bytes(data.replace(CLAUDE_SESSION.encode(), TWIN.encode()))
-    db = open_database(tmp_path / "kenning" / "kenning.db")
+    core = Core.open(Settings(home=tmp_path / "kenning"), FixedClock())
+    store, ws = core.stores.capture, core.workspace
     try:
-        sync_all(db, Settings(home=tmp_path / "kenning"), user_home, FixedClock())
+        sync_all(core, user_home)
         with pytest.raises(Invalid) as several:
-            find_session(db, "9f1c2a7e")
+            find_session(store, ws, "9f1c2a7e")
         assert FULL in several.value.message and f"claude:{TWIN}" in several.value.message
-        assert find_session(db, "9f1c2a7e-3b4d")["id"] == FULL
-        assert find_session(db, CLAUDE_SESSION)["id"] == FULL  # whole, though a prefix of nothing else
+        assert find_session(store, ws, "9f1c2a7e-3b4d").id == FULL
+        assert find_session(store, ws, CLAUDE_SESSION).id == FULL  # whole, though a prefix of nothing else
         with pytest.raises(NotFound) as missing:
-            find_session(db, "0badf00d")
+            find_session(store, ws, "0badf00d")
         assert "kenning sessions sync" in (missing.value.fix or "")
         with pytest.raises(NotFound):
-            find_session(db, FULL, workspace="another")
+            find_session(store, "another", FULL)
     finally:
-        db.close()
+        core.close()

@@ -75,7 +75,7 @@ def test_named_file_in_the_title_and_at_most_five(core: Core, repo: Path) -> Non
 
 def test_connected_by_name_only_and_rules(core: Core, repo: Path) -> None:
     place = core.place(repo)
-    core.store.set_meta(f"integrations.{core.workspace}", json.dumps(["GitHub (acme/shop)", "Linear"]))
+    core.store.set_meta(core.workspace, f"integrations.{core.workspace}", json.dumps(["GitHub (acme/shop)", "Linear"]))
     rules.add_sentence(core, "Never push straight to main.", project=place.project)
     task = work.start_task(core, work.add_task(core, place, "Ship the cart"), cwd=str(repo))
     text = card.build(core, place, task)

@@ -12,8 +12,7 @@ def test_resume_of_the_branch_is_the_claude_session(shop: Shop) -> None:
     (shop.root / "orders" / "views.py").write_text("def export(request):\n    return enqueue()\n")
     place = shop.core.place(shop.root)
     assert place.branch == "fix/export"
-    assert shop.core.db is not None
-    state = resume.resume(shop.core.db, place)
+    state = resume.resume(shop.core.stores.capture, place)
     assert state.session == f"claude:{CLAUDE_SESSION}"
     assert state.asked.startswith("The orders export times out.")
     assert state.unanswered.startswith("Good. I'm pairing with Dana")
@@ -33,8 +32,7 @@ def test_resume_of_the_codex_branch(shop: Shop) -> None:
 
     gitinfo.clear_cache()
     place = shop.core.place(shop.root)
-    assert shop.core.db is not None
-    state = resume.resume(shop.core.db, place)
+    state = resume.resume(shop.core.stores.capture, place)
     assert state.session == f"codex:{CODEX_SESSION}"
     assert state.tool == "codex"
     assert state.asked.startswith("Add full-text search")
@@ -49,6 +47,5 @@ def test_resume_of_the_codex_branch(shop: Shop) -> None:
 def test_resume_names_a_session_by_prefix(shop: Shop) -> None:
     shop.sync()
     place = shop.core.place(shop.root)
-    assert shop.core.db is not None
-    state = resume.resume(shop.core.db, place, CODEX_SESSION[:8])
+    state = resume.resume(shop.core.stores.capture, place, CODEX_SESSION[:8])
     assert state.session == f"codex:{CODEX_SESSION}"

@@ -14,7 +14,6 @@ from graph_sessions import Shop
 from kenning.context import wakeup
 from kenning.core import notes
 from kenning.graph import facts
-from kenning.store.sqlite.graph_store import GraphStore
 
 DECISIONS = [
     "We decided to use Postgres for the {n} ledger because it has transactions.",
@@ -50,23 +49,22 @@ def test_bundle_order_limit_and_ids(shop: Shop, tmp_path: Path) -> None:
     other = _other_repo_named_shop(tmp_path)
     _session(shop.home, other, 99, day=27)  # same folder name, another project: must not show
     shop.sync()
-    db = shop.core.db
-    assert db is not None
+    db = shop.core.stores.db
     place = shop.core.place(shop.root)
     other_place = shop.core.place(other)
     assert other_place.project != place.project
     # many old facts, then the newest decisions
     for i in range(300):
-        facts.add(db, shop.clock, "local", place.project, "uses", f"lib{i}", project=place.project,
+        facts.add(shop.core.stores.graph, shop.clock, "local", place.project, "uses", f"lib{i}", project=place.project,
                   valid_from=f"2025-06-01T00:{i // 60:02d}:{i % 60:02d}Z", confidence=0.9)
-    facts.add(db, shop.clock, "local", other_place.project, "uses", "Kafka", project=other_place.project)
+    facts.add(shop.core.stores.graph, shop.clock, "local", other_place.project, "uses", "Kafka", project=other_place.project)
     notes.decision_record(shop.core, place, "Use Celery for exports", area="jobs", reason="exports take minutes")
     shop.clock.advance(hours=1)
     notes.decision_record(shop.core, place, "Use Dramatiq for exports", area="jobs", reason="simpler retries")
     shop.settings.identity_file.parent.mkdir(parents=True, exist_ok=True)
     shop.settings.identity_file.write_text("\nI am Ada's coding agent for the shop team.\n")
 
-    text = wakeup.bundle(shop.core, db, place)
+    text = wakeup.bundle(shop.core, place)
     assert len(text) < 2000
     lines = text.splitlines()
     assert lines[1] == "Identity: I am Ada's coding agent for the shop team."
@@ -86,18 +84,16 @@ def test_bundle_order_limit_and_ids(shop: Shop, tmp_path: Path) -> None:
     assert "s8" in text  # the newest session is shown
     # every fact line names a fact that is current
     for fid in re.findall(r"\[f:(\d+)\]", text):
-        fact = GraphStore(db).get("local", int(fid))
+        fact = shop.core.stores.graph.get("local", int(fid))
         assert fact is not None and fact.current
 
 
 def test_facts_newest_first_and_trimmed_from_the_oldest(shop: Shop) -> None:
-    db = shop.core.db
-    assert db is not None
     place = shop.core.place(shop.root)
     for i in range(40):
-        facts.add(db, shop.clock, "local", place.project, "depends_on", f"service-number-{i:02d}-with-a-long-name",
+        facts.add(shop.core.stores.graph, shop.clock, "local", place.project, "depends_on", f"service-number-{i:02d}-with-a-long-name",
                   project=place.project, valid_from=f"2026-01-{i % 28 + 1:02d}T{i // 28:02d}:00:00Z")
-    bundle = wakeup.build(db, shop.settings, place)
+    bundle = wakeup.build(shop.core.stores, shop.settings, place)
     shown = [int(m) for m in re.findall(r"service-number-(\d+)", "\n".join(bundle.facts))]
     assert shown == sorted(shown, key=lambda i: (i % 28 + 1, i // 28), reverse=True)
     assert len(bundle.render()) < 2000
@@ -105,8 +101,6 @@ def test_facts_newest_first_and_trimmed_from_the_oldest(shop: Shop) -> None:
 
 
 def test_empty_project_bundle_is_just_the_header(shop: Shop) -> None:
-    db = shop.core.db
-    assert db is not None
-    text = wakeup.bundle(shop.core, db, shop.core.place(shop.root))
+    text = wakeup.bundle(shop.core, shop.core.place(shop.root))
     assert text.startswith("kenning wake-up for shop")
     assert len(text.splitlines()) == 1

@@ -17,10 +17,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from kenning.capture.sync import sync_all
 from kenning.clock import FixedClock, from_iso
 from kenning.context import index as index_mod
 from kenning.core import deliveries, work
+from kenning.core.capture_job import sync_all
 from kenning.core.remember import RememberRequest
 from kenning.core.service import Core
 from kenning.model import Citation, Kind, Origin, Trigger, TriggerTool
@@ -327,7 +327,7 @@ def build_history(core: Core, clock: FixedClock, home: Path, user_home: Path, tm
     ])  # fmt: skip
 
     clock.set(NOW)
-    assert core.db is not None and core.settings is not None
-    summary = sync_all(core.db, core.settings, user_home, clock, import_memory_files=False)
+    assert core.clock is clock and core.settings is not None
+    summary = sync_all(core, user_home, import_memory_files=False)
     assert summary.turns_added > 0
     return h

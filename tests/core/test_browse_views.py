@@ -20,7 +20,6 @@ from kenning.core.write_rules import parse_trigger
 from kenning.errors import Invalid
 from kenning.model import Citation, DecisionDoc, Kind, Origin, Status
 from kenning.redacted import EMPTY, redacted
-from kenning.store.sqlite.hooks_store import HookStore
 
 
 def add(core: Core, place: Place, text: str, **kw: object) -> str:
@@ -160,7 +159,7 @@ def test_session_record_joins_every_spelling_of_the_id(core: Core, place: Place)
     fact = add(core, place, "The lockfile is committed")
     wrote = add(core, place, "CI caches node_modules by lockfile hash", origin=Origin.AGENT, session="abc")
     work.ensure_session(core, place, "claude-code", "abc", "", forced=True)
-    HookStore(core.db).mark_shown("claude-code:abc", "lesson", [lesson], core.now())  # type: ignore[arg-type]
+    core.stores.hooks.mark_shown(core.workspace, "claude-code:abc", "lesson", [lesson], core.now())
     core.use([fact], session="claude-code:abc", tool="claude-code")
     record = given.record(core, "claude:abc")
     assert record.group == "holdout" and record.hooks is not None
@@ -177,7 +176,7 @@ def test_sessions_by_tool_counts_groups_in_the_window(core: Core, place: Place, 
     for sid, holdout in (("a", False), ("b", True), ("c", False)):
         work.ensure_session(core, place, "codex", sid, "", forced=holdout)
     work.ensure_session(core, place, "gemini", "g", "", forced=False)
-    HookStore(core.db).update_session("codex:a", recalled=True)  # type: ignore[arg-type]
+    core.stores.hooks.update_session(core.workspace, "codex:a", recalled=True)
     rows = report.sessions_by_tool(core, clock.now() - timedelta(days=30))
     assert [(r.tool, r.pointed, r.holdout, r.recalled) for r in rows] == [("codex", 2, 1, 1), ("gemini", 1, 0, 0)]
     assert report.sessions_by_tool(core, None, "github.com/other/x") == []
@@ -199,8 +198,6 @@ def test_rules_everywhere_count_where_each_holds(core: Core, place: Place, clock
 
 def test_rule_counts_read_from_the_store_match_the_rule_itself(core: Core, place: Place, clock: FixedClock) -> None:
     """count_left_out (what the Rules page shows) judges exactly as left_out (what is given out)."""
-    from kenning.store.sqlite.hooks_store import HookStore
-
     for i in range(12):
         ref = add(core, place, f"Fact number {chr(97 + i)} about the billing service and its {chr(98 + i)} queue",
                   kind=(Kind.FACT, Kind.LESSON, Kind.DECISION)[i % 3], reason="it was agreed in review")  # fmt: skip
@@ -218,16 +215,15 @@ def test_rule_counts_read_from_the_store_match_the_rule_itself(core: Core, place
                                                  memory.text, memory.reason, EMPTY, 0.9, "",
                                                  tuple(redacted(line) for line in outcome), memory.ref, "cli",
                                                  clock.now(), clock.now()))  # fmt: skip
-    store = HookStore(core.db)  # type: ignore[arg-type]
     memories = core.list_memories(place, limit=1000)
     seen = []
     for kind, n, memory_kind in (("unused", 30, ""), ("unused", 60, "lesson"), ("proven", 1, ""), ("proven", 2, ""),
                                  ("shipped", 0, ""), ("undone", 0, "")):  # fmt: skip
         rule_id = rules.add_ready(core, kind, n=n or None, project=place.project, memory_kind=memory_kind)
-        rule = store.rule(rule_id)
+        rule = core.stores.rules.rule(core.workspace, rule_id)
         assert rule is not None
-        expected = len(rules.left_out(core, store, rule, memories))
-        assert rules.count_left_out(core, store, rule, [place.project]) == expected, kind
+        expected = len(rules.left_out(core, rule, memories))
+        assert rules.count_left_out(core, rule, [place.project]) == expected, kind
         seen.append(expected)
     # None of the counts is trivially zero or everything: each rule leaves out some and keeps some.
     assert all(0 < count < len(memories) for count in seen), seen

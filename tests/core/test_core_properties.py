@@ -35,7 +35,7 @@ from kenning.core.scopes import Place
 from kenning.core.service import Core
 from kenning.errors import KenningError
 from kenning.model import Citation, Kind, Memory, Origin, Status
-from kenning.store.sqlite.schema import open_database
+from kenning.store.sqlite.stores import open_sqlite
 
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 PROJECT = "github.com/acme/shop"
@@ -48,7 +48,7 @@ def fresh_core() -> Iterator[tuple[Core, FixedClock, Place]]:
     with tempfile.TemporaryDirectory(prefix="kenning-prop-") as tmp:
         home = Path(tmp)
         clock = FixedClock(START)
-        core = Core.over(open_database(home / "kenning.db"), Settings(home=home), clock)
+        core = Core(open_sqlite(home / "kenning.db"), clock, Settings(home=home))
         try:
             yield core, clock, core.place(project=PROJECT)
         finally:
@@ -293,8 +293,7 @@ class Delivery(RuleBasedStateMachine):
     def open_store(self) -> None:
         self._tmp = tempfile.TemporaryDirectory(prefix="kenning-sm-")
         self.clock = FixedClock(START)
-        self.core = Core.over(open_database(Path(self._tmp.name) / "kenning.db"),
-                              Settings(home=Path(self._tmp.name)), self.clock)  # fmt: skip
+        self.core = Core(open_sqlite(Path(self._tmp.name) / "kenning.db"), self.clock, Settings(home=Path(self._tmp.name)))  # fmt: skip
         self.place = self.core.place(project=PROJECT)
         # Every writer, so app and widget writes (held until released) are exercised too.
         self.core.set_policy(self.place, "workspace", "preset", "everything")

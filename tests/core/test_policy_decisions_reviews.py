@@ -42,9 +42,9 @@ def test_policy_inherits_project_group_workspace_default_and_names_the_source(co
 def test_capture_switch_is_readable_from_a_database(core: Core, place: Place) -> None:
     from kenning.core.policy import capture_enabled
 
-    assert capture_enabled(core.db, "local", place.project)
+    assert capture_enabled(core.store, "local", place.project)
     core.set_policy(place, "project", "capture", "off")
-    assert not capture_enabled(core.db, "local", place.project)
+    assert not capture_enabled(core.store, "local", place.project)
 
 
 def test_bad_policy_values_are_invalid_with_a_fix(core: Core, place: Place) -> None:
@@ -80,7 +80,7 @@ def test_a_decision_writes_a_doc_and_the_same_title_keeps_the_outcome(core: Core
     mate = core.record_decision(place, RememberRequest(
         text="We use RQ for background jobs", reason="it is simplest", title="Job queue", origin=Origin.AGENT, source="gemini"))  # fmt: skip
     assert mate.doc is not None and mate.doc.id != doc.id
-    assert core.store.decision_doc_by_id(doc.id).reason == "Celery's broker setup was fragile"  # type: ignore[union-attr]
+    assert core.store.decision_doc_by_id(core.workspace, doc.id).reason == "Celery's broker setup was fragile"  # type: ignore[union-attr]
 
 
 def test_record_decision_without_a_reason_is_refused(core: Core, place: Place) -> None:

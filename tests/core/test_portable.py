@@ -25,8 +25,6 @@ from kenning.errors import Invalid, KenningError
 from kenning.graph import facts
 from kenning.model import Kind, Origin, Placing, Trigger, TriggerTool
 from kenning.store.protocol import ScopeRow
-from kenning.store.sqlite.graph_store import GraphStore
-from kenning.store.sqlite.memories import SqliteMemoryStore
 
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 WORDS = ["cache", "invoice", "worker", "queue", "deploy", "schema", "login", "refund", "upload", "report"]
@@ -44,14 +42,12 @@ def store() -> Iterator[Core]:
 
 
 def export_lines(core: Core) -> list[str]:
-    assert core.db is not None
-    records = export_records(SqliteMemoryStore(core.db), GraphStore(core.db), core.workspace, core.now())
+    records = export_records(core.stores, core.workspace, core.now())
     return [json.dumps(r, sort_keys=True, ensure_ascii=False) for r in records]
 
 
 def import_lines(core: Core, lines: list[str]) -> dict[str, object]:
-    assert core.db is not None
-    return import_records(SqliteMemoryStore(core.db), GraphStore(core.db), core.workspace,
+    return import_records(core.stores, core.workspace,
                           parse_lines(lines)).as_dict()  # fmt: skip
 
 
@@ -75,7 +71,7 @@ def play(core: Core, ops: list[tuple[object, ...]]) -> None:
     notes, forgets, with the clock moving."""
     refs: list[str] = []
     clock = core.clock
-    assert isinstance(clock, FixedClock) and core.db is not None
+    assert isinstance(clock, FixedClock)
     for key in PROJECTS:  # registered, as a session there registers them: placements name them
         core.store.upsert_scope(ScopeRow(core.workspace, key, "project", key.rsplit("/", 1)[-1], "", "", START))
     for n, step in enumerate(ops):
@@ -102,7 +98,7 @@ def play(core: Core, ops: list[tuple[object, ...]]) -> None:
                 notes.decision_record(core, core.place(project=PROJECTS[0]), f"Use {step[1]} for the job queue {n}",
                                       area=str(step[2]), reason="it is simpler")  # fmt: skip
             elif name == "fact":
-                facts.add(core.db, clock, core.workspace, str(step[1]), "uses", str(step[2]), project=PROJECTS[0],
+                facts.add(core.stores.graph, clock, core.workspace, str(step[1]), "uses", str(step[2]), project=PROJECTS[0],
                           replace=n % 2 == 0)  # fmt: skip
             elif name == "note":
                 place = core.place(project=PROJECTS[1])
@@ -164,7 +160,7 @@ def test_an_import_does_not_bring_back_what_was_forgotten_here() -> None:
         backup = export_lines(core)
         forget.apply(core, forget.plan_memories(core, [memory.ref]))
         report = import_lines(core, backup)
-        assert report["forgotten"] == [memory.ref] and core.store.get(memory.ref) is None
+        assert report["forgotten"] == [memory.ref] and core.store.get(core.workspace, memory.ref) is None
 
 
 def test_placements_travel_with_their_memory() -> None:

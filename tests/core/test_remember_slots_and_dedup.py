@@ -113,7 +113,7 @@ def test_used_refs_count_as_uses(core: Core, place: Place, clock: object) -> Non
     core.remember(place, agent("New flags default to off in production", used=(cited.ref,), session="s1"))
     after = core.get(cited.ref)
     assert after.uses == 1 and after.last_used_at is not None and after.last_used_at > cited.created_at
-    assert [u.session for u in core.store.uses(cited.ref)] == ["s1"]
+    assert [u.session for u in core.store.uses(core.workspace, cited.ref)] == ["s1"]
 
 
 def test_global_memories_reach_every_project(core: Core, place: Place) -> None:

@@ -14,7 +14,7 @@ from kenning import gitinfo
 from kenning.clock import FixedClock
 from kenning.config import Settings
 from kenning.core.service import Core
-from kenning.store.sqlite.schema import open_database
+from kenning.store.sqlite.stores import open_sqlite
 
 
 @pytest.fixture(autouse=True)
@@ -48,6 +48,6 @@ def clock() -> FixedClock:
 @pytest.fixture
 def core(tmp_path: Path, clock: FixedClock) -> Iterator[Core]:
     settings = Settings(home=tmp_path / "home")
-    service = Core.over(open_database(settings.db_path), settings, clock)
+    service = Core(open_sqlite(settings.db_path), clock, settings)
     yield service
     service.close()

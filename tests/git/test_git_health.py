@@ -110,7 +110,7 @@ def test_reports_untouched(core: Core, tmp_path: Path) -> None:
         core.store.insert(Memory(ref, core.workspace, "p/x", "The queue drains every minute.", Kind.FACT, 0.7,
                                  Origin.AGENT, now, now))  # fmt: skip
         twins.append(ref)
-    core.store.mark_recalled([tagged])
+    core.store.mark_recalled(core.workspace, [tagged])
     before = [(m.ref, m.scope, m.text) for m in core.store.iter_all(core.workspace)]
     report = health(core, repair=True)
     assert tagged not in report.never_returned and long in report.never_returned

@@ -217,7 +217,7 @@ def test_at_start_refreshes_parked_work_citations_and_outcomes(core: Core, repo:
     report = parked.at_start(core, repo.root)
     assert report is not None and len(report.written) == 1
     assert core.get(memory.ref).citation is Citation.CHANGED
-    assert core.store.get_meta(last_run_key(core, place.project))
+    assert core.store.get_meta(core.workspace, last_run_key(core, place.project))
 
 
 def test_states_already_past_shelf_life_are_retired_once_per_workspace(

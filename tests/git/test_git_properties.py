@@ -19,7 +19,7 @@ from kenning.core.citations import Checker
 from kenning.core.lifecycle import in_recall_pool
 from kenning.core.service import Core
 from kenning.model import Citation, Kind, Status
-from kenning.store.sqlite.schema import open_database
+from kenning.store.sqlite.stores import open_sqlite
 
 line = st.text(alphabet="abcdefgh =()+:", min_size=1, max_size=12).map(lambda s: s.strip() or "x")
 unique_lines = st.lists(line, min_size=6, max_size=30, unique=True)
@@ -73,7 +73,7 @@ def test_parked_states_stay_one_per_slot(steps: list[str]) -> None:
         repo.commit("init", a="0\n")
         clock = FixedClock(datetime(2026, 3, 1, tzinfo=UTC))
         home = Settings(home=Path(tmp) / "home")
-        core = Core.over(open_database(home.db_path), home, clock)
+        core = Core(open_sqlite(home.db_path), clock, home)
         for n, step in enumerate(steps, start=1):
             current = repo.git("rev-parse", "--abbrev-ref", "HEAD")
             if step == "edit":

@@ -1,6 +1,6 @@
 """Fixture sessions for the graph and context tests: a real git repo in a temp folder, the
 Claude Code and Codex fixture transcripts written where those tools keep them (with the
-repo as their cwd), and a real ``capture.sync_all`` into a real SQLite file."""
+repo as their cwd), and a real ``sync_all`` into a real SQLite file."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from kenning import gitinfo
-from kenning.capture.sync import sync_all
 from kenning.clock import FixedClock
 from kenning.config import Settings
+from kenning.core.capture_job import sync_all
 from kenning.core.service import Core
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -36,8 +36,7 @@ class Shop:
         return done.stdout
 
     def sync(self) -> int:
-        assert self.core.db is not None
-        summary = sync_all(self.core.db, self.settings, self.home, self.clock, env={}, import_memory_files=False)
+        summary = sync_all(self.core, self.home, env={}, import_memory_files=False)
         assert not summary.errors, summary.errors
         return summary.turns_added
 

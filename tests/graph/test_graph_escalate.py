@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from graph_sessions import CLAUDE_SESSION, CODEX_SESSION, Shop
 
-from kenning.graph import escalate
+from kenning.core import escalate
 
 DECIDED_CLAUDE = [
     "We decided to move the export job to Celery with Redis as the broker instead of running it in the request,"
@@ -26,8 +26,7 @@ def _objects(result: escalate.Escalation, predicate: str) -> list[str]:
 
 def test_escalate_claude_session(shop: Shop) -> None:
     shop.sync()
-    assert shop.core.db is not None
-    result = escalate.escalate(shop.core.db, shop.settings, CLAUDE_SESSION, shop.clock)
+    result = escalate.escalate(shop.core, CLAUDE_SESSION)
     decided = _objects(result, "decided")
     assert decided == [DECIDED_CLAUDE[0], "I suggest we use Flower for monitoring the Celery workers."]
     for line in NEVER_DECISIONS:
@@ -41,14 +40,13 @@ def test_escalate_claude_session(shop: Shop) -> None:
 
 def test_escalate_twice_adds_nothing_and_outcome_is_single_valued(shop: Shop) -> None:
     shop.sync()
-    db = shop.core.db
-    assert db is not None
-    escalate.escalate(db, shop.settings, f"claude:{CLAUDE_SESSION}", shop.clock)
+    db = shop.core.stores.db
+    escalate.escalate(shop.core, f"claude:{CLAUDE_SESSION}")
     before = db.one("SELECT count(*) AS n FROM graph_facts")["n"]  # type: ignore[index]
-    again = escalate.escalate(db, shop.settings, f"claude:{CLAUDE_SESSION}", shop.clock)
+    again = escalate.escalate(shop.core, f"claude:{CLAUDE_SESSION}")
     assert again.added == [] and again.extracted == 0
     assert db.one("SELECT count(*) AS n FROM graph_facts")["n"] == before  # type: ignore[index]
-    codex = escalate.escalate(db, shop.settings, CODEX_SESSION, shop.clock)
+    codex = escalate.escalate(shop.core, CODEX_SESSION)
     assert _objects(codex, "decided") == [
         "Let's use SQLite FTS5 rather than Elasticsearch, we don't want another service to run."]
     outcomes = db.query("SELECT object FROM graph_facts WHERE predicate = 'last_session_outcome'"
@@ -75,25 +73,23 @@ def test_corrections_and_confirmations_rules() -> None:
 
 
 def test_session_end_reads_the_transcript_when_sync_has_not_run(shop: Shop) -> None:
-    db = shop.core.db
-    assert db is not None
     path = next((shop.home / ".claude" / "projects").glob(f"*/{CLAUDE_SESSION}.jsonl"))
-    result = escalate.at_session_end(db, shop.settings, shop.clock, "claude-code", CLAUDE_SESSION, str(path))
+    result = escalate.at_session_end(shop.core, "claude-code", CLAUDE_SESSION, str(path))
     assert result is not None
     assert result.project == shop.core.place(shop.root).project
     assert _objects(result, "decided")[0] == DECIDED_CLAUDE[0]
     # after the sync the captured session gives the same facts: nothing is added twice
     shop.sync()
-    again = escalate.escalate(db, shop.settings, CLAUDE_SESSION, shop.clock)
+    again = escalate.escalate(shop.core, CLAUDE_SESSION)
     assert again.added == []
-    assert escalate.at_session_end(db, shop.settings, shop.clock, "claude-code", "unknown-id") is None
+    assert escalate.at_session_end(shop.core, "claude-code", "unknown-id") is None
 
 
-def test_hook_wake_up_name_gives_the_bundle(shop: Shop) -> None:
+def test_the_wake_up_bundle_holds_a_recorded_decision(shop: Shop) -> None:
+    from kenning.context import wakeup
     from kenning.core import notes
-    from kenning.graph import wakeup as hook_wakeup
 
     place = shop.core.place(shop.root)
     notes.decision_record(shop.core, place, "Use Redis streams for jobs", area="jobs", reason="simpler retries")
-    text = hook_wakeup.bundle(shop.core, place, None)
+    text = wakeup.bundle(shop.core, place)
     assert "Use Redis streams for jobs" in text and text.startswith("kenning wake-up for shop")

@@ -12,14 +12,13 @@ from kenning.clock import FixedClock, to_iso
 from kenning.core.service import Core
 from kenning.errors import Invalid
 from kenning.graph import facts
-from kenning.store.sqlite.schema import open_database
+from kenning.store.sqlite.stores import open_sqlite
 
 WS = "local"
 
 
 def test_multi_valued_predicate_keeps_both_objects(core: Core, clock: FixedClock) -> None:
-    db = core.db
-    assert db is not None
+    db = core.stores.graph
     facts.add(db, clock, WS, "shop", "uses", "Postgres")
     clock.advance(days=1)
     facts.add(db, clock, WS, "shop", "uses", "Redis")
@@ -28,8 +27,7 @@ def test_multi_valued_predicate_keeps_both_objects(core: Core, clock: FixedClock
 
 
 def test_replace_and_single_valued_close_the_old_object_half_open(core: Core, clock: FixedClock) -> None:
-    db = core.db
-    assert db is not None
+    db = core.stores.graph
     t0 = clock.now()
     facts.add(db, clock, WS, "shop", "uses", "MySQL")
     clock.advance(days=10)
@@ -48,8 +46,7 @@ def test_replace_and_single_valued_close_the_old_object_half_open(core: Core, cl
 
 
 def test_current_fact_is_never_inserted_twice(core: Core, clock: FixedClock) -> None:
-    db = core.db
-    assert db is not None
+    db = core.stores.graph
     first = facts.add(db, clock, WS, "shop", "uses", "Postgres")
     clock.advance(days=3)
     again = facts.add(db, clock, WS, "Shop", "uses", "postgresql")  # same entity, other spelling
@@ -59,8 +56,7 @@ def test_current_fact_is_never_inserted_twice(core: Core, clock: FixedClock) -> 
 
 
 def test_entity_ids_keep_cpp_and_csharp_apart(core: Core, clock: FixedClock) -> None:
-    db = core.db
-    assert db is not None
+    db = core.stores.graph
     facts.add(db, clock, WS, "engine", "written_in", "C++")
     facts.add(db, clock, WS, "engine", "written_in", "C#")
     objects = {f.object for f in facts.query(db, WS, "engine")}
@@ -69,8 +65,7 @@ def test_entity_ids_keep_cpp_and_csharp_apart(core: Core, clock: FixedClock) -> 
 
 
 def test_late_older_fact_does_not_close_a_newer_one(core: Core, clock: FixedClock) -> None:
-    db = core.db
-    assert db is not None
+    db = core.stores.graph
     facts.add(db, clock, WS, "shop", "status", "beta")
     earlier = clock.now() - timedelta(days=5)
     late = facts.add(db, clock, WS, "shop", "status", "alpha", valid_from=earlier)
@@ -79,8 +74,7 @@ def test_late_older_fact_does_not_close_a_newer_one(core: Core, clock: FixedCloc
 
 
 def test_a_closed_fact_resynced_from_an_old_session_stays_closed(core: Core, clock: FixedClock) -> None:
-    db = core.db
-    assert db is not None
+    db = core.stores.graph
     t0 = clock.now()
     facts.add(db, clock, WS, "shop", "uses", "MySQL")
     clock.advance(days=10)
@@ -91,8 +85,7 @@ def test_a_closed_fact_resynced_from_an_old_session_stays_closed(core: Core, clo
 
 
 def test_bad_input_is_refused_with_a_fix(core: Core, clock: FixedClock) -> None:
-    db = core.db
-    assert db is not None
+    db = core.stores.graph
     with pytest.raises(Invalid) as err:
         facts.add(db, clock, WS, "shop", "!!!", "x")
     assert err.value.fix
@@ -107,7 +100,8 @@ def test_bad_input_is_refused_with_a_fix(core: Core, clock: FixedClock) -> None:
 @given(st.lists(st.tuples(st.sampled_from(["a", "b", "c"]), st.integers(1, 500)), min_size=1, max_size=12))
 def test_single_valued_windows_never_overlap(tmp_path_factory: pytest.TempPathFactory,
                                              changes: list[tuple[str, int]]) -> None:
-    db = open_database(tmp_path_factory.mktemp("g") / "k.db")
+    stores = open_sqlite(tmp_path_factory.mktemp("g") / "k.db")
+    db = stores.graph
     clock = FixedClock(datetime(2026, 1, 1, tzinfo=UTC))
     for value, minutes in changes:
         clock.advance(minutes=minutes)
@@ -120,4 +114,4 @@ def test_single_valued_windows_never_overlap(tmp_path_factory: pytest.TempPathFa
         assert len(facts.query(db, WS, "svc", predicate="status", as_of=moment)) <= 1
     final = facts.query(db, WS, "svc", predicate="status", as_of=clock.now())
     assert [f.object for f in final] == [changes[-1][0]]
-    db.close()
+    stores.close()

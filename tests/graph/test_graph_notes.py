@@ -16,8 +16,7 @@ from kenning.model import Status
 
 
 def _decided(core: Core, place: Place, as_of: object = None) -> list[str]:
-    assert core.db is not None
-    rows = facts.query(core.db, place.workspace, place.project, predicate="decided", as_of=as_of)  # type: ignore[arg-type]
+    rows = facts.query(core.stores.graph, place.workspace, place.project, predicate="decided", as_of=as_of)
     return sorted(f.object for f in rows if as_of is not None or f.current)
 
 
@@ -103,7 +102,7 @@ def test_a_hidden_decision_never_reaches_the_wake_up(core: Core, place: Place, c
 
     done = notes.decision_record(core, place, "Use the internal codename Falcon for the queue", area="queue",
                                  reason="naming")
-    assert done.result.remembered.memory is not None and core.db is not None
-    assert "Falcon" in wakeup.bundle(core, core.db, place)
+    assert done.result.remembered.memory is not None
+    assert "Falcon" in wakeup.bundle(core, place)
     core.hide(done.result.remembered.memory.ref)
-    assert "Falcon" not in wakeup.bundle(core, core.db, place)
+    assert "Falcon" not in wakeup.bundle(core, place)

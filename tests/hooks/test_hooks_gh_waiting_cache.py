@@ -58,7 +58,7 @@ def test_unreadable_cache_is_ignored(core: Core, github_repo: Path) -> None:
     place = core.place(github_repo)
     for raw in ("not json", "[]", '{"read_at": "yesterday", "items": []}', '{"read_at": "2026-03-02T08:00:00Z"}',
                 '{"read_at": "2026-03-02T08:00:00Z", "items": [{"kind": "PR"}]}'):  # fmt: skip
-        core.store.set_meta(waiting.cache_key(place.project), raw)
+        core.store.set_meta(core.workspace, waiting.cache_key(place.project), raw)
         assert waiting.cached(core, place.project) == []
         assert "kenning · Project shop" in brief.build(core, place)
 
@@ -104,10 +104,10 @@ def test_failed_refresh_keeps_the_cache(core: Core, github_repo: Path, tmp_path:
     client = GhClient(github_repo, str(tmp_path / "bin" / "gh"))
     first = waiting.refresh(core, github_repo, gh=client)
     assert first.skipped == "" and len(first.items) == 4
-    saved = core.store.get_meta(waiting.cache_key(first.project))
+    saved = core.store.get_meta(core.workspace, waiting.cache_key(first.project))
     (data / "offline").touch()
     assert waiting.refresh(core, github_repo, gh=client).skipped == waiting.FAILED
-    assert core.store.get_meta(waiting.cache_key(first.project)) == saved
+    assert core.store.get_meta(core.workspace, waiting.cache_key(first.project)) == saved
     assert waiting.refresh(core, github_repo, gh=False).skipped == waiting.NOT_SIGNED_IN
     assert waiting.refresh(core, tmp_path / "nowhere", gh=client).skipped == "not a git repository"
 
@@ -133,4 +133,4 @@ def test_the_hourly_check_without_gh_writes_nothing(core: Core, github_repo: Pat
     monkeypatch.setenv("PATH", fakegh.path_without_gh(tmp_path))
     place = core.place(github_repo)
     assert outcomes.maybe_check_outcomes(core, github_repo) is not None
-    assert core.store.get_meta(waiting.cache_key(place.project)) is None
+    assert core.store.get_meta(core.workspace, waiting.cache_key(place.project)) is None

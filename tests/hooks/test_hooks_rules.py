@@ -16,7 +16,6 @@ from kenning.core.scopes import Place
 from kenning.core.service import Core
 from kenning.errors import Invalid
 from kenning.model import Kind, Origin, Status, Trigger, TriggerTool
-from kenning.store.sqlite import hook_rows
 
 
 def add(core: Core, place: Place, text: str, **kw: object) -> str:
@@ -78,7 +77,7 @@ def test_proven_shipped_and_undone(core: Core, place: Place) -> None:
 def test_sentence_rules_and_bad_input(core: Core, place: Place) -> None:
     for i in range(7):
         rules.add_sentence(core, f"Rule {i}: prefer small pull requests.", project=place.project)
-    assert len(hook_rows.sentence_rules(core.db.conn, core.workspace, place.project)) == 7  # type: ignore[union-attr]
+    assert len(core.stores.rules.sentence_rules(core.workspace, place.project)) == 7
     text = brief.build(core, place)
     assert text.count("- Rule ") == 5 and "Rules (5 of 7; all: kenning memory rules list):" in text
     with pytest.raises(Invalid):

@@ -10,9 +10,9 @@ import pytest
 from mcp import Client
 from mcp_support import data, error_text
 
-from kenning.capture.sync import sync_all
 from kenning.clock import FixedClock
 from kenning.config import Settings
+from kenning.core.capture_job import sync_all
 from kenning.core.service import Core
 from kenning.mcp.groups import GROUPS
 from kenning.mcp.server import build_server
@@ -49,8 +49,7 @@ async def client(tmp_path: Path, settings: Settings, core: Core, clock: FixedClo
     ]
     (folder / f"{SESSION}.jsonl").write_text("\n".join(
         line(f"0000000{i}-aaaa-4bbb-8ccc-dddddddddddd", text, role, i) for i, (text, role) in enumerate(turns)) + "\n")
-    assert core.db is not None
-    sync_all(core.db, settings, home, clock)
+    sync_all(core, home)
     async with Client(build_server(settings, core=core, tools=ALL_GROUPS)) as c:
         yield c
 

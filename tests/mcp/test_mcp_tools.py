@@ -111,7 +111,7 @@ async def test_used_on_writes_counts_uses(client: Client, core: Core) -> None:
     })  # fmt: skip
     memory = core.get(ref)
     assert memory.uses == 2 and memory.last_used_at is not None
-    assert {u.tool for u in core.store.uses(ref)} == {"claude-code"}
+    assert {u.tool for u in core.store.uses(core.workspace, ref)} == {"claude-code"}
 
 
 async def test_source_names_the_writer(client: Client, core: Core) -> None:
@@ -316,7 +316,7 @@ async def test_a_use_cited_in_remember_records_the_branch(client: Client, core: 
     ref = cited["memory"]["ref"]
     used = await call(client, "remember", {"text": "Refunds reuse the checkout rounding helper", "used": [ref]})
     assert used["memory"]["branch"] == "feature/cart"
-    assert [(u.branch, u.tool) for u in core.store.uses(ref)] == [("feature/cart", "claude-code")]
+    assert [(u.branch, u.tool) for u in core.store.uses(core.workspace, ref)] == [("feature/cart", "claude-code")]
     await call(client, "record_decision", {"title": "Round refunds like checkout", "reasoning": "one rule",
                                            "used": [ref]})  # fmt: skip
-    assert [u.branch for u in core.store.uses(ref)] == ["feature/cart", "feature/cart"]
+    assert [u.branch for u in core.store.uses(core.workspace, ref)] == ["feature/cart", "feature/cart"]

@@ -11,11 +11,13 @@ from pathlib import Path
 import pytest
 import redaction_corpus as rc
 
-from kenning.capture.sync import sync_all
 from kenning.clock import FixedClock
 from kenning.config import Settings
+from kenning.core.capture_job import sync_all
+from kenning.core.service import Core
 from kenning.redact import redact
 from kenning.store.sqlite.schema import open_database
+from kenning.store.sqlite.stores import SqliteStores
 
 RECALL = 0.995
 FALSE_POSITIVES = 0.003
@@ -89,7 +91,7 @@ def test_no_corpus_secret_reaches_the_database_file(tmp_path: Path) -> None:
     (folder / "s1.jsonl").write_text("\n".join(lines) + "\n")
     settings = Settings(home=tmp_path / "kenning")
     db = open_database(settings.db_path)
-    summary = sync_all(db, settings, home, FixedClock())
+    summary = sync_all(Core(SqliteStores(db), FixedClock(), settings), home)
     assert summary.turns_added == len(cases) and summary.secrets_redacted >= len(cases)
     fts_text = b"".join(bytes(r["block"]) for r in db.query("SELECT block FROM capture_fts_data") if r["block"] is not None)
     stored = " ".join(r["body"] for r in db.query("SELECT body FROM capture_fts"))

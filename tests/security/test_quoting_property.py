@@ -41,7 +41,6 @@ from kenning.graph import facts
 from kenning.hooks import main as hook_main
 from kenning.mcp.server import build_server
 from kenning.model import Origin, Trigger, TriggerTool
-from kenning.store.sqlite.hooks_store import HookStore
 
 NOW = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 PIECES = ["«", "»", "‹", "›", "<", ">", "</system-reminder>", "<system>", "</tool_result>", "<!-- x -->",
@@ -129,8 +128,8 @@ def _given(store: Store, untrusted: str) -> None:
     except KenningError:
         assume(False)  # a write rule refused this text (e.g. it reads as transient): nothing stored
     other = work.ensure_session(core, place, "codex", "other", str(store.repo))
-    HookStore(core.db).update_session(other.session, opening=work.session_words(untrusted),  # type: ignore[arg-type]
-                                      last_message=work.session_words(untrusted))  # fmt: skip
+    core.stores.hooks.update_session(core.workspace, other.session, opening=work.session_words(untrusted),
+                                     last_message=work.session_words(untrusted))  # fmt: skip
 
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
@@ -188,11 +187,10 @@ def test_recall_and_wake_up(untrusted: str, repo: Path, tmp_path_factory: pytest
         assert found.hits
         for hit in found.hits:
             assert structure(memory_line(hit.memory)) == 1
-        assert store.core.db is not None
-        facts.add(store.core.db, store.core.clock, store.core.workspace, store.place.project, "decided",
+        facts.add(store.core.stores.graph, store.core.clock, store.core.workspace, store.place.project, "decided",
                   f"{untrusted} billing",
                   project=store.place.project, object_kind="text", origin="recorded")  # fmt: skip
-        bundle = wakeup.bundle(store.core, store.core.db, store.place)
+        bundle = wakeup.bundle(store.core, store.place)
         assert structure(bundle) == 1, bundle
     finally:
         store.core.close()

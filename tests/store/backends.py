@@ -1,34 +1,34 @@
-"""Store backends the contract suite runs against.
+"""Store backends the contract suites run against.
 
-Each factory opens a fresh, empty store in ``tmp_path`` and returns it with its closer. To run
-the contract suite on another backend, add ONE entry to :data:`BACKENDS` (a factory that calls
-``pytest.skip`` when its server is not reachable).
+Each factory opens a fresh, empty bundle of stores (:class:`kenning.store.protocol.Stores`) in
+``tmp_path`` and returns it with its closer. To run every contract suite on another backend,
+add ONE entry to :data:`BACKENDS` (a factory that calls ``pytest.skip`` when its server is not
+reachable). A store a backend does not have yet raises NotImplementedError when asked for, and
+the suites of that store skip on it (tests/store/conftest.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from kenning.store.protocol import MemoryStore
-
-Opened = tuple[MemoryStore, Callable[[], None]]
+Opened = tuple[Any, Callable[[], None]]  # (a Stores bundle, its closer)
 
 
 def open_sqlite(tmp_path: Path) -> Opened:
-    from kenning.store.sqlite.memories import SqliteMemoryStore
-    from kenning.store.sqlite.schema import open_database
+    from kenning.store.sqlite.stores import open_sqlite as open_file
 
-    db = open_database(tmp_path / "contract.db")
-    return SqliteMemoryStore(db), db.close
+    stores = open_file(tmp_path / "contract.db")
+    return stores, stores.close
 
 
 def open_postgres(tmp_path: Path) -> Opened:
     """A database of its own on the run's PostgreSQL server (tests/postgres_server.py), opened
     as its owner, who sees every workspace as the one SQLite file does."""
     import postgres_server
-    from kenning.store.postgres.memories import PostgresMemoryStore
     from kenning.store.postgres.schema import open_database
+    from kenning.store.postgres.stores import PostgresStores
 
     name = postgres_server.fresh_database()
     db = open_database(postgres_server.dsn(name, postgres_server.OWNER), max_size=4)
@@ -37,7 +37,7 @@ def open_postgres(tmp_path: Path) -> Opened:
         db.close()
         postgres_server.drop_database(name)
 
-    return PostgresMemoryStore(db), close
+    return PostgresStores(db), close
 
 
 def open_postgres_bound(tmp_path: Path) -> Opened:

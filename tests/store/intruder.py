@@ -66,8 +66,8 @@ def _seed(database: str) -> None:
                     reason="the database locks on concurrent writes", source_ref="src/db/pool.py:12",
                     status=(Status.ACTIVE, Status.RETIRED)[i % 5 == 0], status_at=T0 if i % 5 == 0 else None,
                 ))  # fmt: skip
-                store.add_event(MemoryEvent(ref, T0, "created", "codex"))
-                store.add_use(UseRow(ref, "s1", "codex", "main", T0))
+                store.add_event(INTRUDER, MemoryEvent(ref, T0, "created", "codex"))
+                store.add_use(INTRUDER, UseRow(ref, "s1", "codex", "main", T0))
         store.save_decision_doc(DecisionDoc(
             id=0, workspace=INTRUDER, scope="proj", title="Use Postgres", decision="We use Postgres because of jsonb",
             reason="jsonb", rejected="MySQL", confidence=0.95, source_ref="db/schema.sql", outcome=("To be determined.",),
@@ -119,17 +119,28 @@ class OneWorkspace:
 
 
 def open_bound() -> tuple[Any, Callable[[], None]]:
-    from kenning.store.postgres.memories import PostgresMemoryStore
     from kenning.store.postgres.schema import open_database
+    from kenning.store.postgres.stores import PostgresStores
 
     name = postgres_server.fresh_database(template=template())
-    # Unbound on purpose: the calls that name no workspace (a memory by its ref, the index
-    # statistics, meta) carry no workspace clause, so row-level security alone keeps the
-    # intruder's rows out of them.
+    # Unbound on purpose: row-level security alone must keep the intruder's rows out of every
+    # call, those that name the workspace and the index statistics that name none.
     db = open_database(postgres_server.dsn(name, ROLE), run_migrations=False, max_size=4)
 
     def close() -> None:
         db.close()
         postgres_server.drop_database(name)
 
-    return OneWorkspace(PostgresMemoryStore(db)), close
+    return BoundStores(PostgresStores(db)), close
+
+
+class BoundStores:
+    """The bundle as the bound role sees it: its memory store wrapped in :class:`OneWorkspace`."""
+
+    def __init__(self, stores: Any) -> None:
+        self._stores = stores
+        self.memories = OneWorkspace(stores.memories)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stores, name)
+

@@ -127,7 +127,7 @@ def test_an_unbound_application_role_sees_the_workspace_its_transaction_names_el
             assert sorted(h.memory.ref for h in mine) == ["m:00000001", "m:00000002", "m:00000003"]
             if bound:  # a call naming the intruder still acts in the bound workspace
                 assert store.search(MemoryFilter(intruder.INTRUDER, ["proj"]), ["kafka"], limit=50) == []
-                assert store.get("m:00000010") is None and store.doc_freq(["kafka"])[0] == 3
+                assert store.get(intruder.INTRUDER, "m:00000010") is None and store.doc_freq("ws", ["kafka"])[0] == 3
             else:  # each call acts in the workspace it names
                 assert len(store.search(MemoryFilter(intruder.INTRUDER, ["proj"]), ["kafka"], limit=50)) > 0
                 assert store.policies("ws", "proj") == {"capture": "false"}
@@ -143,7 +143,7 @@ def test_the_intruder_would_be_seen_without_the_policies(database: str) -> None:
             owner.execute(f"ALTER TABLE {table} DISABLE ROW LEVEL SECURITY")
     db = open_database(postgres_server.dsn(database, intruder.ROLE), run_migrations=False, max_size=1)
     try:
-        leaked = PostgresMemoryStore(db).get("m:00000001")
+        leaked = PostgresMemoryStore(db).get(intruder.INTRUDER, "m:00000001")
         assert leaked is not None and leaked.workspace == intruder.INTRUDER
     finally:
         db.close()

@@ -38,9 +38,9 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture
 def postgres(tmp_path: Path) -> Iterator[MemoryStore]:
-    store, close = open_postgres(tmp_path)
+    stores, close = open_postgres(tmp_path)
     try:
-        yield store
+        yield stores.memories
     finally:
         close()
 

@@ -7,12 +7,10 @@ add its factory to ``tests/store/backends.py``. Each test gets a fresh, empty st
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from backends import BACKENDS
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -30,7 +28,7 @@ from kenning.model import (
     Trigger,
     TriggerTool,
 )
-from kenning.store.protocol import MemoryFilter, MemoryStore, ScopeRow, UseRow
+from kenning.store.protocol import MemoryFilter, MemoryStore, ScopeRow, Stores, UseRow
 from kenning.text import terms
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
@@ -39,13 +37,9 @@ _refs = itertools.count(1)
 _spaces = itertools.count(1)
 
 
-@pytest.fixture(params=sorted(BACKENDS))
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[MemoryStore]:
-    opened, close = BACKENDS[request.param](tmp_path)
-    try:
-        yield opened
-    finally:
-        close()
+@pytest.fixture
+def store(stores: Stores) -> MemoryStore:
+    return stores.memories
 
 
 def fresh_ref() -> str:
@@ -121,7 +115,7 @@ def unredacted(memory: Memory) -> bool:
 def test_every_field_round_trips(store: MemoryStore, memory: Memory) -> None:
     assume(unredacted(memory))
     store.insert(memory)
-    assert store.get(memory.ref) == memory
+    assert store.get(memory.workspace, memory.ref) == memory
 
 
 @shared_store
@@ -129,16 +123,16 @@ def test_every_field_round_trips(store: MemoryStore, memory: Memory) -> None:
 def test_update_round_trips_every_field(store: MemoryStore, before: Memory, after: Memory) -> None:
     assume(unredacted(before) and unredacted(after))
     store.insert(before)
-    changed = after.evolve(ref=before.ref)
+    changed = after.evolve(ref=before.ref, workspace=before.workspace)  # a memory stays in its workspace
     store.update(changed)
-    assert store.get(before.ref) == changed
+    assert store.get(before.workspace, before.ref) == changed
 
 
 def test_huge_text_round_trips_and_is_found(store: MemoryStore) -> None:
     words = [f"word{i}" for i in range(60_000)]
     memory = mem(" ".join(words) + " zanzibar", reason="r" * 100_000)
     store.insert(memory)
-    assert store.get(memory.ref) == memory
+    assert store.get(memory.workspace, memory.ref) == memory
     hits = store.search(flt(), ["zanzibar"], limit=5)
     assert [h.memory.ref for h in hits] == [memory.ref]
 
@@ -152,9 +146,9 @@ def test_get_many_keeps_the_asked_order_and_skips_unknown(store: MemoryStore) ->
     a, b, c = mem("alpha"), mem("bravo"), mem("charlie")
     for m in (a, b, c):
         store.insert(m)
-    assert [m.ref for m in store.get_many([c.ref, "m:ffffffff", a.ref])] == [c.ref, a.ref]
-    assert store.get_many([]) == []
-    assert store.get("m:ffffffff") is None
+    assert [m.ref for m in store.get_many(WS, [c.ref, "m:ffffffff", a.ref])] == [c.ref, a.ref]
+    assert store.get_many(WS, []) == []
+    assert store.get(WS, "m:ffffffff") is None
 
 
 def test_find_filters_orders_and_pages(store: MemoryStore) -> None:
@@ -206,10 +200,10 @@ def test_mark_recalled_counts(store: MemoryStore) -> None:
     a, b = mem("alpha"), mem("bravo")
     store.insert(a)
     store.insert(b)
-    store.mark_recalled([a.ref])
-    store.mark_recalled([a.ref, b.ref])
-    store.mark_recalled([])
-    assert (store.get(a.ref).recalled, store.get(b.ref).recalled) == (2, 1)  # type: ignore[union-attr]
+    store.mark_recalled(WS, [a.ref])
+    store.mark_recalled(WS, [a.ref, b.ref])
+    store.mark_recalled(WS, [])
+    assert (store.get(a.workspace, a.ref).recalled, store.get(b.workspace, b.ref).recalled) == (2, 1)  # type: ignore[union-attr]
 
 
 def test_transaction_rolls_back_everything_and_nests(store: MemoryStore) -> None:
@@ -218,14 +212,14 @@ def test_transaction_rolls_back_everything_and_nests(store: MemoryStore) -> None
         store.insert(a)
         with store.transaction():
             store.insert(b)
-        store.set_meta("k", "v")
+        store.set_meta(WS, "k", "v")
         raise RuntimeError("boom")
-    assert store.get(a.ref) is None and store.get(b.ref) is None
-    assert store.get_meta("k") is None
+    assert store.get(a.workspace, a.ref) is None and store.get(b.workspace, b.ref) is None
+    assert store.get_meta(WS, "k") is None
     assert store.search(flt(), ["alpha"], limit=5) == []
     with store.transaction(), store.transaction():
         store.insert(a)
-    assert store.get(a.ref) == a
+    assert store.get(a.workspace, a.ref) == a
 
 
 # -- search ---------------------------------------------------------------------------------
@@ -330,22 +324,22 @@ def test_update_of_reason_tags_and_citation_reindexes(store: MemoryStore) -> Non
     for found in ("postgres", "infra", "pg"):
         assert len(store.search(flt(), terms(found), limit=3)) == 1, found
     # A change that leaves the indexed fields alone keeps the memory findable.
-    store.update(store.get(memory.ref).evolve(hidden=True, uses=3))  # type: ignore[union-attr]
+    store.update(store.get(memory.workspace, memory.ref).evolve(hidden=True, uses=3))  # type: ignore[union-attr]
     assert len(store.search(flt(), terms("postgres"), limit=3)) == 1
 
 
 def test_doc_freq_counts_documents_not_occurrences(store: MemoryStore) -> None:
-    assert store.doc_freq(["anything"]) == (0, {})
+    assert store.doc_freq(WS, ["anything"]) == (0, {})
     store.insert(mem("cache cache cache invalidation"))
     store.insert(mem("cache warming", reason="cold starts"))
     store.insert(mem("unrelated words", tags=("cache",)))
-    total, df = store.doc_freq(terms("cache invalidation warming missing"))
+    total, df = store.doc_freq(WS, terms("cache invalidation warming missing"))
     assert total == 3
     assert df.get("cach") == 3
     assert df.get("invalid") == 1
     assert df.get("warm") == 1
     assert df.get("miss", 0) == 0
-    assert store.doc_freq([])[0] == 3
+    assert store.doc_freq(WS, [])[0] == 3
 
 
 # -- scopes ---------------------------------------------------------------------------------
@@ -377,11 +371,11 @@ def test_events_in_time_order(store: MemoryStore) -> None:
     first = MemoryEvent(a.ref, T0, "created", "claude-code")
     same_time = MemoryEvent(a.ref, T0 + timedelta(hours=1), "retired", "why «ü»")
     for e in (later, first, same_time):
-        store.add_event(e)
-    store.add_event(MemoryEvent(b.ref, T0, "replaced", "", a.ref))
-    assert store.events(a.ref) == [first, later, same_time]
-    assert store.events(b.ref) == [MemoryEvent(b.ref, T0, "replaced", "", a.ref)]
-    assert store.events("m:ffffffff") == []
+        store.add_event(WS, e)
+    store.add_event(WS, MemoryEvent(b.ref, T0, "replaced", "", a.ref))
+    assert store.events(WS, a.ref) == [first, later, same_time]
+    assert store.events(WS, b.ref) == [MemoryEvent(b.ref, T0, "replaced", "", a.ref)]
+    assert store.events(WS, "m:ffffffff") == []
 
 
 def test_uses_by_ref_and_session(store: MemoryStore) -> None:
@@ -392,17 +386,94 @@ def test_uses_by_ref_and_session(store: MemoryStore) -> None:
     u1 = UseRow(a.ref, "s2", "claude-code", "feat/x", T0)
     u3 = UseRow(b.ref, "s1", "codex", "main", T0 + timedelta(minutes=1))
     for u in (u2, u1, u3):
-        store.add_use(u)
-    assert store.uses(a.ref) == [u1, u2]
-    assert store.uses_in_session("s1") == [u3, u2]
-    assert store.uses_in_session("none") == []
+        store.add_use(WS, u)
+    assert store.uses(WS, a.ref) == [u1, u2]
+    assert store.uses_in_session(WS, "s1") == [u3, u2]
+    assert store.uses_in_session(WS, "none") == []
     other = mem("charlie", workspace="elsewhere")
     store.insert(other)
-    store.add_use(UseRow(other.ref, "s1", "codex", "main", T0 + timedelta(minutes=2)))
+    store.add_use("elsewhere", UseRow(other.ref, "s1", "codex", "main", T0 + timedelta(minutes=2)))
     # The memory report's window: from `since` (held) to `until` (not held), this workspace only.
     assert store.uses_since(WS, T0) == [u1, u3, u2]
     assert store.uses_since(WS, T0 + timedelta(minutes=1), T0 + timedelta(minutes=5)) == [u3]
     assert store.uses_since("nobody", T0) == []
+
+
+def test_use_sessions_count_distinct_named_sessions(store: MemoryStore) -> None:
+    a, b, c = mem("alpha"), mem("bravo"), mem("charlie")
+    for m in (a, b, c):
+        store.insert(m)
+    for ref, session in ((a.ref, "s1"), (a.ref, "s1"), (a.ref, "s2"), (b.ref, ""), (b.ref, "s3")):
+        store.add_use(WS, UseRow(ref, session, "codex", "main", T0))
+    assert store.use_sessions(WS, [a.ref, b.ref, c.ref, "m:ffffffff"]) == {a.ref: 2, b.ref: 1}
+    assert store.use_sessions(WS, []) == {}
+    assert store.use_sessions("other", [a.ref]) == {}
+
+
+def test_nothing_crosses_workspaces(store: MemoryStore) -> None:
+    """A ref, an event, a use, a doc, a review or a meta key of one workspace is not seen from another."""
+    a = mem("alpha")
+    store.insert(a)
+    store.add_event(WS, MemoryEvent(a.ref, T0, "created"))
+    store.add_use(WS, UseRow(a.ref, "s1", "codex", "main", T0))
+    store.add_event("other", MemoryEvent(a.ref, T0, "retired"))  # names no memory of "other": nothing written
+    store.add_use("other", UseRow(a.ref, "s9", "codex", "main", T0))
+    saved = store.save_decision_doc(doc(memory_ref=a.ref))
+    item = store.add_review(ReviewItem(0, WS, "proj", "merge", {"text": "x"}, "agent", T0, refs=(a.ref,)))
+    store.set_meta(WS, "k", "mine")
+    assert store.get("other", a.ref) is None and store.get_many("other", [a.ref]) == []
+    assert store.events("other", a.ref) == [] and [e.event for e in store.events(WS, a.ref)] == ["created"]
+    assert store.uses("other", a.ref) == [] and [u.session for u in store.uses(WS, a.ref)] == ["s1"]
+    assert store.uses_in_session("other", "s1") == [] and store.uses_in_session(WS, "s9") == []
+    assert store.decision_doc_by_id("other", saved.id) is None and store.decision_doc_for("other", a.ref) is None
+    assert store.review("other", item.id) is None and store.open_reviews("other", "proj") == 0
+    assert store.open_reviews(WS, "proj") == 1
+    store.mark_recalled("other", [a.ref])
+    assert store.get(WS, a.ref).recalled == 0  # type: ignore[union-attr]
+    assert store.trigger_rows("other") == []
+
+
+def test_pinned_filter(store: MemoryStore) -> None:
+    plain, pinned, indexed = mem("alpha"), mem("bravo", pinned=True), mem("charlie", index_pinned=True)
+    for m in (plain, pinned, indexed):
+        store.insert(m)
+    assert {m.ref for m in store.find(flt(pinned=True))} == {pinned.ref, indexed.ref}
+    assert [m.ref for m in store.find(flt(pinned=False))] == [plain.ref]
+    assert store.count(flt(pinned=True)) == 2
+
+
+def test_trigger_rows_are_what_the_tool_call_hooks_may_deliver(store: MemoryStore) -> None:
+    lesson = mem("run the linter first", kind=Kind.LESSON, trigger=Trigger(TriggerTool.SHELL, r"^git push\b"))
+    cited = mem("the cache is warmed at start", kind=Kind.DECISION, source_ref="src/cache.py:10")
+    fact_citing = mem("a fact citing a file", source_ref="src/other.py")
+    hidden = mem("hidden lesson", kind=Kind.LESSON, trigger=Trigger(TriggerTool.SHELL, "x"), hidden=True)
+    held = mem("held lesson", kind=Kind.LESSON, trigger=Trigger(TriggerTool.SHELL, "y"), held=True)
+    gone = mem("gone", kind=Kind.LESSON, source_ref="src/gone.py", citation=Citation.GONE)
+    retired = mem("retired", kind=Kind.LESSON, trigger=Trigger(TriggerTool.SHELL, "z"), status=Status.RETIRED)
+    for m in (lesson, cited, fact_citing, hidden, held, gone, retired):
+        store.insert(m)
+    rows = store.trigger_rows(WS)
+    assert [r.ref for r in rows] == [lesson.ref, cited.ref]
+    first = rows[0]
+    assert (first.trigger, first.source_ref, first.kind, first.workspace, first.scope) == (
+        lesson.trigger.to_text(), "", Kind.LESSON, WS, "proj")  # type: ignore[union-attr]
+    assert rows[1].trigger is None and rows[1].source_ref == "src/cache.py:10"
+    assert rows[0].order < rows[1].order
+
+
+def test_tidy_counts(store: MemoryStore) -> None:
+    old = T0 - timedelta(days=90)
+    store.insert(mem("awake fact"))
+    store.insert(mem("resting fact", created_at=old, confirmed_at=old))
+    store.insert(mem("resting but pinned", created_at=old, confirmed_at=old, pinned=True))
+    store.insert(mem("a preference", kind=Kind.PREFERENCE, created_at=old, confirmed_at=old))
+    store.insert(mem("a decision", kind=Kind.DECISION))
+    store.insert(mem("a lesson", kind=Kind.LESSON, trigger=Trigger(TriggerTool.SHELL, "x")))
+    store.insert(mem("retired", status=Status.RETIRED))
+    store.insert(mem("elsewhere", scope="other"))
+    counts = store.tidy_counts(WS, "proj", T0 - timedelta(days=30))
+    assert (counts.awake, counts.preferences_and_decisions, counts.triggered_lessons) == (5, 2, 1)
+    assert store.tidy_counts(WS, "none", T0).awake == 0
 
 
 # -- decision docs --------------------------------------------------------------------------
@@ -421,7 +492,7 @@ def doc(**changes: object) -> DecisionDoc:
 def test_decision_docs(store: MemoryStore) -> None:
     saved = store.save_decision_doc(doc())
     assert saved.id > 0 and saved == doc(id=saved.id)
-    assert store.decision_doc_by_id(saved.id) == saved
+    assert store.decision_doc_by_id(WS, saved.id) == saved
     assert store.decision_doc(WS, "proj", "Use Postgres", "claude-code") == saved
     assert store.decision_doc(WS, "proj", "Use Postgres", "teammate") is None
     mine = store.save_decision_doc(
@@ -431,13 +502,22 @@ def test_decision_docs(store: MemoryStore) -> None:
     updated = doc(id=saved.id, reason="new reasoning", outcome=('Shipped in "Fix it" (link)', "Reverted: x"),
                   updated_at=T0 + timedelta(days=3), memory_ref="m:00000003")  # fmt: skip
     assert store.save_decision_doc(updated) == updated
-    assert store.decision_doc_by_id(saved.id) == updated
-    assert store.decision_doc_for("m:00000003") == updated
-    assert store.decision_doc_for("m:00000001") is None
+    assert store.decision_doc_by_id(WS, saved.id) == updated
+    assert store.decision_doc_for(WS, "m:00000003") == updated
+    assert store.decision_doc_for(WS, "m:00000001") is None
     store.save_decision_doc(doc(scope="other", title="Other"))
     assert [d.id for d in store.decision_docs(WS, ["proj"])] == [saved.id, mine.id]  # newest update first
     assert len(store.decision_docs(WS, ["proj", "other"])) == 3
-    assert store.decision_doc_by_id(9999) is None
+    assert store.decision_doc_by_id(WS, 9999) is None
+
+
+def test_outcomes_by_memory(store: MemoryStore) -> None:
+    store.save_decision_doc(doc(memory_ref="m:00000001", outcome=("Shipped in x",)))
+    store.save_decision_doc(doc(memory_ref="m:00000001", author="teammate", outcome=("Reverted: y",)))
+    store.save_decision_doc(doc(memory_ref="m:00000002", title="Other", outcome=()))
+    assert store.outcomes(WS, ["m:00000001", "m:00000002", "m:00000009"]) == {
+        "m:00000001": ("Shipped in x", "Reverted: y"), "m:00000002": ()}
+    assert store.outcomes("other", ["m:00000001"]) == {}
 
 
 # -- reviews --------------------------------------------------------------------------------
@@ -457,16 +537,16 @@ def test_reviews(store: MemoryStore) -> None:
     other = store.add_review(
         ReviewItem(0, WS, "other", "merge", {"text": "x"}, "agent", T0, refs=("m:1", "m:2"))
     )
-    assert store.review(item.id) == item
+    assert store.review(WS, item.id) == item
     assert [r.id for r in store.reviews(WS, ["proj", "other"])] == [item.id, other.id]
     resolved = ReviewItem(item.id, WS, "proj", "contradiction", {**payload, "effects": {"created": ["m:3"]}},
                           "codex", T0, resolved_at=T0 + timedelta(hours=1), resolution="keep-both", batch="b1",
                           refs=("m:00000001",))  # fmt: skip
     store.update_review(resolved)
-    assert store.review(item.id) == resolved
+    assert store.review(WS, item.id) == resolved
     assert [r.id for r in store.reviews(WS, ["proj"])] == []
     assert [r.id for r in store.reviews(WS, ["proj"], open_only=False)] == [item.id]
-    assert store.review(9999) is None
+    assert store.review(WS, 9999) is None
 
 
 # -- policies and meta ----------------------------------------------------------------------
@@ -487,11 +567,11 @@ def test_policies_per_level(store: MemoryStore) -> None:
 @shared_store
 @given(key=any_text, first=any_text, second=any_text)
 def test_meta(store: MemoryStore, key: str, first: str, second: str) -> None:
-    store.set_meta(key, first)
-    assert store.get_meta(key) == first
-    store.set_meta(key, second)
-    assert store.get_meta(key) == second
-    assert store.get_meta(key + "\x01missing") is None
+    store.set_meta(WS, key, first)
+    assert store.get_meta(WS, key) == first
+    store.set_meta(WS, key, second)
+    assert store.get_meta(WS, key) == second
+    assert store.get_meta(WS, key + "\x01missing") is None
 
 
 # -- listing filters, facets and the sessions that wrote ------------------------------------
@@ -566,16 +646,17 @@ def test_delete_takes_the_memory_its_index_history_and_uses(store: MemoryStore) 
     gone = mem("the quartermaster service deploys from main")
     for m in (keep, gone):
         store.insert(m)
-    store.add_event(MemoryEvent(gone.ref, T0, "created"))
-    store.add_use(UseRow(gone.ref, "s1", "codex", "main", T0))
+    store.add_event(WS, MemoryEvent(gone.ref, T0, "created"))
+    store.add_use(WS, UseRow(gone.ref, "s1", "codex", "main", T0))
     store.add_placement(Placement(gone.ref, WS, Placing.NO_AGENT_RUNS, "", T0))
-    before, _ = store.doc_freq(terms("deploy"))
-    assert store.delete(gone.ref) is True and store.delete(gone.ref) is False
-    assert store.get(gone.ref) is None and store.events(gone.ref) == [] and store.uses(gone.ref) == []
+    before, _ = store.doc_freq(WS, terms("deploy"))
+    assert store.delete("other", gone.ref) is False  # another workspace's ref
+    assert store.delete(WS, gone.ref) is True and store.delete(WS, gone.ref) is False
+    assert store.get(WS, gone.ref) is None and store.events(WS, gone.ref) == [] and store.uses(WS, gone.ref) == []
     assert store.placements(WS, [gone.ref]) == []
     assert store.search(flt(), terms("quartermaster"), limit=10) == []
     assert [h.memory.ref for h in store.search(flt(), terms("deploys"), limit=10)] == [keep.ref]
-    after, freq = store.doc_freq(terms("deploys quartermaster"))
+    after, freq = store.doc_freq(WS, terms("deploys quartermaster"))
     assert after == before - 1 and sum(freq.values()) == 1  # "deploy" in one memory, "quartermaster" in none
 
 
@@ -627,6 +708,8 @@ def test_pinned_and_used_since_filters(store: MemoryStore) -> None:
 
 def test_revision_moves_on_every_memory_and_scope_write_and_only_then(store: MemoryStore, tmp_path: Path,
                                                                      request: pytest.FixtureRequest) -> None:  # fmt: skip
+    from backends import BACKENDS
+
     seen = [store.revision(WS)]
 
     def moved() -> bool:
@@ -638,25 +721,25 @@ def test_revision_moves_on_every_memory_and_scope_write_and_only_then(store: Mem
     assert moved()
     store.update(memory.evolve(tags=("deploy",)))
     assert moved()
-    store.mark_recalled([memory.ref])
+    store.mark_recalled(WS, [memory.ref])
     assert moved()
     store.upsert_scope(ScopeRow(WS, "proj", "project", "proj", "/src/proj", "", T0))
     assert moved()
-    store.add_event(MemoryEvent(memory.ref, T0, "created"))  # history, uses and meta: no memory changed
-    store.add_use(UseRow(memory.ref, "s1", "codex", "main", T0))
-    store.set_meta("k", "v")
-    store.get(memory.ref)
+    store.add_event(WS, MemoryEvent(memory.ref, T0, "created"))  # history, uses and meta: no memory changed
+    store.add_use(WS, UseRow(memory.ref, "s1", "codex", "main", T0))
+    store.set_meta(WS, "k", "v")
+    store.get(WS, memory.ref)
     assert not moved()
     with pytest.raises(RuntimeError), store.transaction():
         store.insert(mem("rolled back"))
         raise RuntimeError
     assert not moved()
-    store.delete(memory.ref)
+    store.delete(WS, memory.ref)
     assert moved()
     assert len(set(seen)) == 6  # never back to an earlier value
-    other, close = BACKENDS[request.node.callspec.params["store"]](tmp_path / "another")  # the same backend
+    other, close = BACKENDS[request.node.callspec.params["stores"]](tmp_path / "another")  # the same backend
     try:
-        assert other.revision(WS) not in seen  # two stores never share one
+        assert other.memories.revision(WS) not in seen  # two stores never share one
     finally:
         close()
 

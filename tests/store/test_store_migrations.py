@@ -225,7 +225,7 @@ def test_memory_rows_written_at_each_schema_stay_readable_and_searchable(tmp_pat
         db = open_database(path)
         try:
             again = SqliteMemoryStore(db)
-            assert again.get(memory.ref) == memory
+            assert again.get(memory.workspace, memory.ref) == memory
             assert [h.memory.ref for h in again.search(MemoryFilter("w", ["p"]), ["ledger"], limit=3)] == [
                 memory.ref
             ]

@@ -109,7 +109,7 @@ def test_opening_an_old_store_masks_every_secret_it_holds(tmp_path: Path) -> Non
         text = every_text(db.conn)
         assert SECRET not in text and AWS not in text and "[secret]" in text
         store = SqliteMemoryStore(db)
-        memory = store.get("m:0000aaaa")
+        memory = store.get("local", "m:0000aaaa")
         assert memory is not None and memory.text == "deploy with token [secret] to staging"
         assert memory.reason == "because [secret] is the key" and SECRET not in memory.session
         # Still found by its other words; no longer by the secret's (which left the index).

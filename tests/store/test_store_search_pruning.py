@@ -109,7 +109,7 @@ def test_pruned_search_returns_exactly_the_bm25_top_k(
             # Equal up to float summation order (rounding both sides could split a tie at the last digit).
             assert len(got) == len(expected)
             assert all(math.isclose(h.bm25, s, rel_tol=1e-9, abs_tol=1e-12) for h, (_, s) in zip(got, expected, strict=True))
-            total, df = store.doc_freq(stems)
+            total, df = store.doc_freq("w", stems)
             assert total == len(memories)
             assert df == {t: n for t in stems if (n := sum(1 for m in memories if t in held(m)))}
         finally:

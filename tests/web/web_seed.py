@@ -13,13 +13,12 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from kenning.capture.sync import sync_all
 from kenning.core import citations, rules, work
+from kenning.core.capture_job import sync_all
 from kenning.core.remember import RememberRequest
 from kenning.core.service import Core
 from kenning.core.write_rules import parse_trigger
 from kenning.model import Kind, Origin
-from kenning.store.sqlite.hooks_store import HookStore
 
 PROJECT = "github.com/acme/shop"
 SESSION_UUID = "9f1c2a7e-3b4d-4e5f-8a6b-7c8d9e0f1a2b"  # the recorded Claude Code transcript's id
@@ -114,9 +113,10 @@ def seed(core: Core, tmp: Path) -> Seeded:
 
     # A session the hooks saw: shown the lesson, cited two memories.
     work.ensure_session(core, place, "claude-code", SESSION_UUID, str(repo), forced=False)
-    hooks = HookStore(core.db)  # type: ignore[arg-type]
-    hooks.update_session(HOOK_SESSION, recalled=True, changed_files=True, opening="Why does the login test fail on CI?")
-    hooks.mark_shown(HOOK_SESSION, "lesson", [lesson], core.now())
+    hooks = core.stores.hooks
+    hooks.update_session(core.workspace, HOOK_SESSION, recalled=True, changed_files=True,
+                         opening="Why does the login test fail on CI?")  # fmt: skip
+    hooks.mark_shown(core.workspace, HOOK_SESSION, "lesson", [lesson], core.now())
     core.use([fact, agent[0]], session=HOOK_SESSION, tool="claude-code")
     for i in range(3):
         work.ensure_session(core, place, "codex", f"codex-session-{i}", str(repo), forced=i == 0)
@@ -126,7 +126,7 @@ def seed(core: Core, tmp: Path) -> Seeded:
     dst = home / ".claude" / "projects" / "-home-alice-src-shop" / TRANSCRIPT.name
     dst.parent.mkdir(parents=True)
     shutil.copy(TRANSCRIPT, dst)
-    sync_all(core.db, core.settings, home, core.clock)  # type: ignore[arg-type]
+    sync_all(core, home)
 
     # Needs review: a contradiction of a firmer memory, a merge and a retirement.
     firm = person("Mock the clock in scheduler tests")

@@ -7,20 +7,16 @@ the first characters of either (one match needed), or ``last``: the newest captu
 
 from __future__ import annotations
 
-from typing import Any
-
 from kenning.errors import Invalid, NotFound
-from kenning.store.sqlite.capture_store import CaptureStore
-from kenning.store.sqlite.db import Database
+from kenning.store.protocol import CaptureStore, StoredSession
 
 LAST = "last"
 _SHOWN = 3  # candidates named when a prefix is ambiguous
 
 
-def find_session(db: Database, ref: str, *, workspace: str = "") -> dict[str, Any]:
-    """The captured session ``ref`` names (its row), or a NotFound / Invalid that says how to
-    name it. ``workspace`` limits the search (empty: every workspace of this store)."""
-    store = CaptureStore(db)
+def find_session(store: CaptureStore, workspace: str, ref: str) -> StoredSession:
+    """The captured session ``ref`` names in ``workspace``, or a NotFound / Invalid that says
+    how to name it."""
     text = ref.strip()
     if not text:
         raise Invalid("no session given", fix="give a session id, its first 8 characters, or `last`")
@@ -29,18 +25,18 @@ def find_session(db: Database, ref: str, *, workspace: str = "") -> dict[str, An
         if newest is None:
             raise NotFound("no captured session yet", fix="capture your agents' transcripts with: kenning sessions sync")
         return newest
-    exact = store.session(text)
-    if exact is not None and (not workspace or exact["workspace"] == workspace):
+    exact = store.session(workspace, text)
+    if exact is not None:
         return exact
-    matches = store.find_sessions(text, limit=_SHOWN + 1, workspace=workspace)
+    matches = store.find_sessions(workspace, text, limit=_SHOWN + 1)
     # The id without its tool prefix, typed whole, wins over longer ids it happens to start.
-    whole = [m for m in matches if m["id"].split(":", 1)[-1] == text]
+    whole = [m for m in matches if m.id.split(":", 1)[-1] == text]
     if len(whole) == 1:
         return whole[0]
     if len(matches) == 1:
         return matches[0]
     if matches:
-        shown = ", ".join(m["id"] for m in matches[:_SHOWN])
+        shown = ", ".join(m.id for m in matches[:_SHOWN])
         more = " and more" if len(matches) > _SHOWN else ""
         raise Invalid(f"session {text!r} matches several captured sessions ({shown}{more})",
                       fix="give more of the id")  # fmt: skip

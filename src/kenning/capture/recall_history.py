@@ -11,13 +11,13 @@ own answer (a tool result, which lists every ref it returned) is not a citation.
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from kenning.store.sqlite.db import Database
+from kenning.clock import to_iso
+from kenning.store.protocol import CaptureStore, StoredTurn, UseRow
 
 REF_RE = re.compile(r"\bm:([0-9a-f]{8})\b")
 
@@ -58,19 +58,11 @@ def shell_recall_query(command: str) -> str:
 _VALUED = frozenset({"-n", "--count", "--as-of", "--also", "--cwd", "--project", "--home", "--now"})
 
 
-def _calls_of(tool_calls: str) -> list[tuple[str, str]]:
-    try:
-        calls = json.loads(tool_calls or "[]")
-    except ValueError:
-        return []
-    return [
-        (str(call.get("name", "")), str(call.get("input", call.get("summary", ""))))
-        for call in (calls if isinstance(calls, list) else [])
-        if isinstance(call, dict)
-    ]
+def _calls_of(tool_calls: Sequence[Mapping[str, str]]) -> list[tuple[str, str]]:
+    return [(str(call.get("name", "")), str(call.get("input", call.get("summary", "")))) for call in tool_calls]
 
 
-def _queries(tool_calls: str) -> list[str]:
+def _queries(tool_calls: Sequence[Mapping[str, str]]) -> list[str]:
     found = []
     for name, summary in _calls_of(tool_calls):
         if is_recall_tool(name) and summary.strip():
@@ -82,38 +74,35 @@ def _queries(tool_calls: str) -> list[str]:
     return found
 
 
-def _cited_in(turn: dict[str, object]) -> list[str]:
-    if turn["role"] == "tool":
+def _cited_in(turn: StoredTurn) -> list[str]:
+    if turn.role == "tool":
         return []  # a tool result: the recall's own answer lists every ref it returned
-    text = str(turn["text"]) + " " + " ".join(s for _, s in _calls_of(str(turn["tool_calls"])))
+    text = turn.text + " " + " ".join(s for _, s in _calls_of(turn.tool_calls))
     return [f"m:{h}" for h in REF_RE.findall(text)]
 
 
-def recall_calls(db: Database, workspace: str, uses: Iterable[tuple[str, str, str]] = ()) -> list[RecallCall]:
+def recall_calls(store: CaptureStore, workspace: str, uses: Iterable[UseRow] = ()) -> list[RecallCall]:
     """Every recall a captured session of ``workspace`` made that was followed by a citation,
     with the refs cited after it until the session's next recall (a second recall is usually
     a second need).
 
-    ``uses`` are recorded uses ``(session, ref, at)`` from the memory store; a use counts for
-    the captured session whose id, or id after its tool prefix, is the use's session."""
+    ``uses`` are recorded uses from the memory store; a use counts for the captured session
+    whose id, or id after its tool prefix, is the use's session."""
     by_session: dict[str, list[tuple[str, str]]] = {}
-    for session, ref, at in uses:
-        by_session.setdefault(session, []).append((at, ref))
-    sessions = db.query(
-        "SELECT id, project FROM capture_sessions WHERE workspace = ? AND project != '' ORDER BY first_at, id",
-        (workspace,),
-    )
+    for use in uses:
+        by_session.setdefault(use.session, []).append((to_iso(use.at), use.ref))
     out: list[RecallCall] = []
-    for row in sessions:
-        session, project = str(row["id"]), str(row["project"])
-        turns = [dict(r) for r in db.query(
-            "SELECT role, text, at, tool_calls FROM capture_turns WHERE session = ? ORDER BY at, id", (session,))]  # fmt: skip
+    for row in store.all_sessions(workspace):
+        if not row.project:
+            continue
+        session, project = row.id, row.project
+        turns = store.turns(workspace, session)
         recorded = sorted(by_session.get(session, []) + by_session.get(session.partition(":")[2], []))
-        asked = [(i, q) for i, turn in enumerate(turns) for q in _queries(str(turn["tool_calls"]))]
+        asked = [(i, q) for i, turn in enumerate(turns) for q in _queries(turn.tool_calls)]
         for n, (i, query) in enumerate(asked):
             end = next((j for j, _ in asked[n + 1 :] if j > i), len(turns))
-            start_at = str(turns[i]["at"])
-            end_at = str(turns[end]["at"]) if end < len(turns) else ""
+            start_at = turns[i].at
+            end_at = turns[end].at if end < len(turns) else ""
             cited: dict[str, None] = {}
             for later in turns[i + 1 : end]:
                 cited.update(dict.fromkeys(_cited_in(later)))

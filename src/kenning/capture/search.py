@@ -16,8 +16,7 @@ from kenning.clock import from_iso, parse_as_of, to_iso
 from kenning.errors import Invalid, NotFound
 from kenning.quoting import as_data, neutral
 from kenning.redact import redact
-from kenning.store.sqlite.capture_store import CaptureStore, SearchFilters
-from kenning.store.sqlite.db import Database
+from kenning.store.protocol import CaptureStore, ChunkFilter, StoredSession, StoredTurn
 from kenning.text import STOP_WORDS, stem, words
 
 RECENCY_WEIGHT = 0.08  # at most this much is added for a chunk written just now
@@ -68,11 +67,6 @@ def query_terms(query: str) -> list[str]:
     return seen[:32]
 
 
-def fts_query(terms: list[str]) -> str:
-    # Quoted so FTS5 never reads a user's word as an operator (AND, NEAR, column:...).
-    return " OR ".join(f'"{t}"' for t in terms)
-
-
 def evidence(body: str, terms: list[str], limit: int = 300) -> str:
     """The sentence of ``body`` sharing the most (stemmed) query terms."""
     wanted = {stem(t) for t in terms}
@@ -101,9 +95,9 @@ def _time(value: str, name: str) -> str:
         raise Invalid(f"{name} {value!r} is not a date", fix="give a date like 2026-03-01") from exc
 
 
-def search(db: Database, query: str, *, workspace: str = "", project: str = "", tool: str = "", type: str = "",
+def search(store: CaptureStore, workspace: str, query: str, *, project: str = "", tool: str = "", type: str = "",
            since: str = "", until: str = "", session: str = "", limit: int = 10,
-           now: datetime | None = None) -> list[Hit]:
+           now: datetime | None = None) -> list[Hit]:  # fmt: skip
     terms = query_terms(query)
     if not terms:
         raise Invalid("the query has no words to search for", fix="give a few words, e.g. `kenning sessions search login timezone`")
@@ -111,78 +105,72 @@ def search(db: Database, query: str, *, workspace: str = "", project: str = "", 
         raise Invalid(f"unknown type {type!r}", fix=f"use one of {', '.join(TYPES)}")
     if limit < 1:
         raise Invalid("limit must be at least 1", fix="pass --limit 10")
-    filters = SearchFilters(workspace, project, tool, type, _time(since, "since"), _time(until, "until"), session)
-    rows = CaptureStore(db).search(fts_query(terms), filters, max(50, limit * CANDIDATES),
-                                   weights=(1.0, CONTEXT_WEIGHT))
-    if not rows:
+    flt = ChunkFilter(project, tool, type, _time(since, "since"), _time(until, "until"), session)
+    found = store.search(workspace, terms, flt, max(50, limit * CANDIDATES), weights=(1.0, CONTEXT_WEIGHT))
+    if not found:
         return []
-    top = max(-r["rank"] for r in rows) or 1.0
-    scored: list[tuple[float, dict[str, Any]]] = []
-    for r in rows:
-        score = (-r["rank"]) / top
-        if r["role"] == "tool":
+    top = max(h.bm25 for h in found) or 1.0
+    scored = []
+    for h in found:
+        c = h.chunk
+        score = h.bm25 / top
+        if c.role == "tool":
             score *= TOOL_RESULT_FACTOR
-        if now is not None and r["at"]:
+        if now is not None and c.at:
             try:
-                age = max(0.0, (now - from_iso(r["at"])).total_seconds() / 86400)
+                age = max(0.0, (now - from_iso(c.at)).total_seconds() / 86400)
                 score += RECENCY_WEIGHT * math.exp(-age / RECENCY_DAYS)
             except ValueError:
                 pass
-        score += IMPORTANCE_WEIGHT * r["importance"] / 5
-        scored.append((score, r))
+        score += IMPORTANCE_WEIGHT * c.importance / 5
+        scored.append((score, h))
     scored.sort(key=lambda x: -x[0])
     hits: list[Hit] = []
     seen_turns: set[int] = set()
-    for score, r in scored:
-        if r["turn"] in seen_turns:
+    for score, h in scored:
+        c = h.chunk
+        if c.turn in seen_turns:
             continue
-        seen_turns.add(r["turn"])
-        hits.append(Hit(r["id"], r["session"], r["turn"], r["role"], r["tool"], r["project"], r["project_name"],
-                        r["at"], r["type"], r["importance"], round(score, 4), evidence(r["body"], terms),
-                        r["title"] or ""))
+        seen_turns.add(c.turn)
+        hits.append(Hit(c.id, c.session, c.turn, c.role, c.tool, c.project, h.project_name, c.at, c.type,
+                        c.importance, round(score, 4), evidence(c.body, terms), h.title or ""))
         if len(hits) >= limit:
             break
     return hits
 
 
-def _session_view(meta: dict[str, Any]) -> dict[str, Any]:
+def _session_view(meta: StoredSession) -> dict[str, Any]:
     """A session's row as handed out: its title (its first prompt) quoted, names neutral."""
-    out = dict(meta)
-    if out.get("title"):
-        out["title"] = as_data(str(out["title"]))
+    out: dict[str, Any] = asdict(meta)
+    out["title"] = as_data(str(meta.title)) if meta.title else ""
     for key in ("project_name", "cwd", "branch"):
-        if isinstance(out.get(key), str):
-            out[key] = neutral(out[key])
+        out[key] = neutral(out[key])
     return out
 
 
-def _turn_view(t: dict[str, Any]) -> dict[str, Any]:
+def _turn_view(t: StoredTurn) -> dict[str, Any]:
     """A turn as handed out: redacted again (with the current rules), its words quoted as
     data (lines kept), tool inputs quoted, file names neutral."""
-    import json
-
-    calls = [{k: (as_data(str(v)) if k == "input" else neutral(str(v))) for k, v in c.items()}
-             for c in json.loads(t["tool_calls"]) if isinstance(c, dict)]  # fmt: skip
-    return {"turn": t["id"], "role": t["role"], "at": t["at"], "text": as_data(redact(t["text"]), multiline=True) if t["text"] else "",
-            "tool_calls": calls, "files": [neutral(str(f)) for f in json.loads(t["files"])],
-            "subagent": t["subagent"]}
+    calls = [{k: (as_data(v) if k == "input" else neutral(v)) for k, v in c.items()} for c in t.tool_calls]
+    return {"turn": t.id, "role": t.role, "at": t.at, "text": as_data(redact(t.text), multiline=True) if t.text else "",
+            "tool_calls": calls, "files": [neutral(f) for f in t.files], "subagent": t.subagent}
 
 
-def show(db: Database, session: str, *, limit: int = 500) -> dict[str, Any]:
+def show(store: CaptureStore, workspace: str, session: str, *, limit: int = 500) -> dict[str, Any]:
     """A captured session, redacted (again, with the current rules), turn by turn."""
-    store = CaptureStore(db)
-    meta = find_session(db, session)
-    turns = store.turns(meta["id"], limit=limit)
+    meta = find_session(store, workspace, session)
+    turns = store.turns(workspace, meta.id, limit=limit)
     return {"session": _session_view(meta), "turns": [_turn_view(t) for t in turns]}
 
 
-def context(db: Database, session: str, chunk: int, *, radius: int = 3) -> dict[str, Any]:
+def context(store: CaptureStore, workspace: str, session: str, chunk: int, *, radius: int = 3) -> dict[str, Any]:
     """The turns around a chunk, for reading a search hit in its place."""
-    store = CaptureStore(db)
-    meta = find_session(db, session)
-    row = store.chunk(chunk)
-    if row is None or row["session"] != meta["id"]:
-        raise NotFound(f"chunk {chunk} is not in session {meta['id']}",
+    meta = find_session(store, workspace, session)
+    found = store.chunk(workspace, chunk)
+    if found is None or found.session != meta.id:
+        raise NotFound(f"chunk {chunk} is not in session {meta.id}",
                        fix="use the chunk and session of a `kenning sessions search` result")
-    turns = store.turns(meta["id"], around=row["turn"], radius=radius)
-    return {"session": _session_view(meta), "chunk": chunk, "turn": row["turn"], "turns": [_turn_view(t) for t in turns]}
+    turns = store.turns(workspace, meta.id)
+    index = next((i for i, t in enumerate(turns) if t.id == found.turn), None)
+    near = [] if index is None else turns[max(0, index - radius): index + radius + 1]
+    return {"session": _session_view(meta), "chunk": chunk, "turn": found.turn, "turns": [_turn_view(t) for t in near]}

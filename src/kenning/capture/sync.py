@@ -10,7 +10,6 @@ loses nothing and duplicates nothing (turns are also unique per session and uid)
 from __future__ import annotations
 
 import hashlib
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -24,8 +23,7 @@ from kenning.capture.sources import claude_code, codex, gemini, opencode
 from kenning.clock import Clock, to_iso
 from kenning.config import Settings
 from kenning.redacted import EMPTY, Redacted, clip, counted, head
-from kenning.store.sqlite.capture_store import CapturedSession, CaptureStore, ChunkRow, LedgerEntry, TurnRow
-from kenning.store.sqlite.db import Database
+from kenning.store.protocol import CapturedSession, CaptureStore, ChunkRow, LedgerEntry, MemoryStore, TurnRow
 
 SOURCES: dict[str, ModuleType] = {
     claude_code.TOOL: claude_code, codex.TOOL: codex, gemini.TOOL: gemini, opencode.TOOL: opencode,
@@ -80,15 +78,15 @@ def _same_head(path: Path, recorded: str) -> bool:
     return _head_hash(path, length) == recorded
 
 
-class _Projects:
+class Projects:
     """Project and capture switch per working folder, looked up once per sync."""
 
-    def __init__(self, db: Database, workspace: str) -> None:
-        self.db = db
+    def __init__(self, memories: MemoryStore, workspace: str) -> None:
+        self.memories = memories
         self.workspace = workspace
         self._cache: dict[str, tuple[str, str, bool]] = {}
         # Sessions forgotten here (kenning forget --session): their turns are never captured again.
-        self.forgotten = CaptureStore(db).forgotten_sessions(workspace)
+        self.forgotten = frozenset(t.key for t in memories.tombstones(workspace) if t.kind == "session")
 
     def of(self, cwd: str) -> tuple[str, str, bool]:
         if cwd not in self._cache:
@@ -103,7 +101,7 @@ class _Projects:
                 if info.kind == "personal" and not Path(cwd).exists():
                     # A folder gone from this machine still names the project its sessions were in.
                     key, name = f"path:{cwd}", Path(cwd).name
-            self._cache[cwd] = (key, name, bool(capture_enabled(self.db, self.workspace, key)))
+            self._cache[cwd] = (key, name, capture_enabled(self.memories, self.workspace, key))
         return self._cache[cwd]
 
 
@@ -113,7 +111,7 @@ def turn_text(ev: Event) -> tuple[Redacted, int]:
     return counted(ev.text, TOOL_TEXT_LIMIT if ev.role == "tool" else None)
 
 
-def _rows(events: list[Event], projects: _Projects, settings: Settings, summary: SyncSummary,
+def _rows(events: list[Event], projects: Projects, settings: Settings, summary: SyncSummary,
           previous: dict[str, Redacted]) -> tuple[list[CapturedSession], list[TurnRow]]:
     # Per session, the newest event's details and the earliest time; rows are built once at the end.
     sessions: dict[str, tuple[str, tuple[str, ...]]] = {}
@@ -139,8 +137,7 @@ def _rows(events: list[Event], projects: _Projects, settings: Settings, summary:
         text, found = turn_text(ev)
         summary.secrets_redacted += found
         if ev.session not in sessions or (ev.time and ev.time > sessions[ev.session][0]):
-            sessions[ev.session] = (ev.time, (ev.session, settings.workspace, ev.tool, project, name, cwd,
-                                              ev.branch, ev.time))
+            sessions[ev.session] = (ev.time, (ev.session, ev.tool, project, name, cwd, ev.branch, ev.time))
         if ev.time and (ev.session not in first or ev.time < first[ev.session]):
             first[ev.session] = ev.time
         chunks: list[ChunkRow] = []
@@ -162,15 +159,16 @@ def _rows(events: list[Event], projects: _Projects, settings: Settings, summary:
                  for c in ev.tool_calls]  # fmt: skip
         turns.append(TurnRow(ev.session, ev.uid, ev.role, text, ev.time, calls, list(ev.files), ev.subagent,
                              project, ev.tool, chunks))
-    rows = [CapturedSession(sid, ws, tool, project, name, cwd, branch, first.get(sid, last), last)
-            for _at, (sid, ws, tool, project, name, cwd, branch, last) in sessions.values()]  # fmt: skip
+    rows = [CapturedSession(sid, tool, project, name, cwd, branch, first.get(sid, last), last)
+            for _at, (sid, tool, project, name, cwd, branch, last) in sessions.values()]  # fmt: skip
     return rows, turns
 
 
-def sync_file(store: CaptureStore, source: SourceFile, settings: Settings, clock: Clock, projects: _Projects,
+def sync_file(store: CaptureStore, source: SourceFile, settings: Settings, clock: Clock, projects: Projects,
               summary: SyncSummary, progress: Callable[[int], None] | None = None) -> None:
     module = SOURCES[source.tool]
-    entry = store.ledger(source.ledger_key)
+    ws = settings.workspace
+    entry = store.ledger(ws, source.ledger_key)
     previous: dict[str, Redacted] = {}
     if source.mode == "whole":
         fingerprint = (opencode.fingerprint(source) if source.tool == opencode.TOOL
@@ -181,7 +179,7 @@ def sync_file(store: CaptureStore, source: SourceFile, settings: Settings, clock
         sessions, turns = _rows(result.events, projects, settings, summary, previous)
         size = source.path.stat().st_size
         new = LedgerEntry(source.ledger_key, source.tool, size, size, 0, "", fingerprint, result.context)
-        summary.turns_added += store.commit_file(new, sessions, turns, replace=True, now=to_iso(clock.now()))
+        summary.turns_added += store.commit_file(ws, new, sessions, turns, replace=True, now=to_iso(clock.now()))
         summary.files_read += 1
         summary.bytes_read += size
         if progress:
@@ -208,7 +206,7 @@ def sync_file(store: CaptureStore, source: SourceFile, settings: Settings, clock
         head = _head_hash(source.path, result.offset)
         new = LedgerEntry(source.ledger_key, source.tool, result.offset, stat.st_size if result.offset >= stat.st_size
                           else result.offset, stat.st_mtime_ns, head, "", result.context)
-        summary.turns_added += store.commit_file(new, sessions, turns, replace=replace, now=to_iso(clock.now()))
+        summary.turns_added += store.commit_file(ws, new, sessions, turns, replace=replace, now=to_iso(clock.now()))
         summary.bytes_read += result.offset - offset
         if progress:
             progress(result.offset - offset)
@@ -218,66 +216,21 @@ def sync_file(store: CaptureStore, source: SourceFile, settings: Settings, clock
         offset, context = result.offset, result.context
 
 
-def reclassify_sweep(store: CaptureStore, limit: int = SWEEP_MAX) -> int:
+def reclassify_sweep(store: CaptureStore, workspace: str, limit: int = SWEEP_MAX) -> int:
     """Classify again, in batches, chunks stamped with an older rules version."""
     done, after = 0, 0
     while done < limit:
-        batch = store.chunks_to_reclassify(RULES_VERSION, after, SWEEP_BATCH)
+        batch = store.chunks_to_reclassify(workspace, RULES_VERSION, after, SWEEP_BATCH)
         if not batch:
             break
         rows = []
         for cid, body in batch:
             c = classify(body)
             rows.append((cid, c.type, c.importance, c.confidence, RULES_VERSION))
-        store.set_classes(rows)
+        store.set_classes(workspace, rows)
         done += len(batch)
         after = batch[-1][0]
     return done
-
-
-def sync_all(db: Database, settings: Settings, home: Path, clock: Clock, progress: Progress | None = None, *,
-             env: Mapping[str, str] | None = None, import_memory_files: bool = True) -> SyncSummary:
-    """Capture every transcript found under ``home`` (the CLI passes ``Path.home()``)."""
-    started = time.perf_counter()
-    store = CaptureStore(db)
-    summary = SyncSummary()
-    summary.reclassified = reclassify_sweep(store)
-    sources = discover(home, env)
-    summary.files = len(sources)
-    projects = _Projects(db, settings.workspace)
-    sizes = {}
-    for s in sources:
-        try:
-            sizes[s.ledger_key] = s.path.stat().st_size if s.mode == "append" else 0
-        except OSError:
-            sizes[s.ledger_key] = 0
-    total = sum(sizes.values())
-    done = 0
-    for source in sources:
-        def advance(n: int, label: str = source.path.name) -> None:
-            nonlocal done
-            done += n
-            if progress:
-                progress(done, max(total, done), label)
-
-        try:
-            sync_file(store, source, settings, clock, projects, summary, advance)
-        except (OSError, ValueError) as exc:
-            summary.errors.append(f"{source.ledger_key}: {exc}")
-    if import_memory_files:
-        from kenning.capture.memory_files import import_memory_files as run_import
-
-        try:
-            summary.memory_files = run_import(db, settings, home, clock, env=env)
-        except Exception as exc:  # the import must never cost the transcripts their sync
-            summary.errors.append(f"memory files: {exc}")
-    # Facts the new sessions name (tools, projects, people, decisions) join the graph.
-    from kenning.graph.extract import extract_pending
-
-    summary.facts_added = extract_pending(db, settings.workspace, clock)
-    summary.sessions = store.counts().get("sessions", 0)
-    summary.seconds = round(time.perf_counter() - started, 3)
-    return summary
 
 
 ENV_KEYS = ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "XDG_DATA_HOME")
@@ -297,28 +250,3 @@ def sample_env() -> dict[str, str]:
     """Tool homes pointing at the bundled sample sessions (for a first run with none of its own)."""
     return {"CLAUDE_CONFIG_DIR": str(SAMPLES / "claude"), "CODEX_HOME": str(SAMPLES / "codex"),
             "GEMINI_CLI_HOME": str(SAMPLES / "none"), "XDG_DATA_HOME": str(SAMPLES / "none")}
-
-
-def run_capture_job(db: Database, settings: Settings, clock: Clock, home: Path, env: Mapping[str, str],
-                    say: Callable[[str], None] = print) -> SyncSummary:
-    """What ``make run`` does: capture this machine's transcripts, or, when it has none, the
-    bundled sample sessions into a separate demo store (and say so). Called by an entry point."""
-    env = {k: env[k] for k in ENV_KEYS if k in env}
-    if discover(home, env):
-        summary = sync_all(db, settings, home, clock, env=env)
-        say(f"captured {summary.turns_added} new turns from {summary.files} transcript files "
-            f"({summary.sessions} sessions, {summary.secrets_redacted} secrets redacted)")
-        return summary
-    from kenning.store.sqlite.schema import open_database
-
-    demo = Settings(home=settings.home / "demo-capture", workspace=settings.workspace)
-    demo_db = open_database(demo.db_path)
-    try:
-        summary = sync_all(demo_db, demo, Path(SAMPLES / "none"), clock, env=sample_env(),
-                           import_memory_files=False)
-    finally:
-        demo_db.close()
-    say(f"no agent transcripts on this machine yet; captured {summary.turns_added} turns of the bundled "
-        f"sample sessions into a separate demo store: {demo.db_path}")
-    say(f"  try: kenning --home {demo.home} search login CI")
-    return summary

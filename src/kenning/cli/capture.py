@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from kenning.cli.common import resolve_user_home, user_home_option
+from kenning.cli.common import core_of, resolve_user_home, user_home_option
 from kenning.cli.context import CliContext, emit_json, pass_ctx
 from kenning.errors import Invalid
 from kenning.quoting import as_data, neutral
@@ -91,11 +91,11 @@ def sync_cmd(ctx: CliContext, user_home: Path | None, from_home: Path | None, as
       kenning sessions sync
       kenning sessions sync --json --quiet
     """
-    from kenning.capture.sync import sync_all
+    from kenning.core.capture_job import sync_all
 
     home = resolve_user_home(user_home or from_home)
     with _progress(not (as_json or quiet)) as progress:
-        summary = sync_all(ctx.db, ctx.settings, home, ctx.clock, progress, env=_env(ctx))
+        summary = sync_all(core_of(ctx), home, progress, env=_env(ctx))
     if as_json:
         emit_json(summary.to_dict())
     else:
@@ -118,7 +118,8 @@ def watch_cmd(ctx: CliContext, user_home: Path | None, from_home: Path | None, i
     Example:
       kenning sessions watch
     """
-    from kenning.capture.sync import sync_all, watch_roots
+    from kenning.capture.sync import watch_roots
+    from kenning.core.capture_job import sync_all
 
     home, env = resolve_user_home(user_home or from_home), _env(ctx)
     waiter = _change_waiter()
@@ -128,7 +129,7 @@ def watch_cmd(ctx: CliContext, user_home: Path | None, from_home: Path | None, i
     done = 0
     try:
         while True:
-            summary = sync_all(ctx.db, ctx.settings, home, ctx.clock, env=env, import_memory_files=done == 0)
+            summary = sync_all(core_of(ctx), home, env=env, import_memory_files=done == 0)
             done += 1
             if summary.turns_added or done == 1:
                 click.echo(f"{time.strftime('%H:%M:%S')} +{summary.turns_added} turns "
@@ -188,7 +189,8 @@ def search_cmd(ctx: CliContext, query: tuple[str, ...], project: str, tool: str 
     """
     from kenning.capture.search import search
 
-    hits = search(ctx.db, " ".join(query), workspace=ctx.settings.workspace, project=project, tool=tool or "",
+    core = core_of(ctx)
+    hits = search(core.stores.capture, core.workspace, " ".join(query), project=project, tool=tool or "",
                   type=type_ or "", since=since, until=until, limit=limit, now=ctx.clock.now())
     if as_json:
         emit_json([h.to_dict() for h in hits])
@@ -237,7 +239,8 @@ def show_cmd(ctx: CliContext, session: str, limit: int, as_json: bool) -> None:
     """
     from kenning.capture.search import show
 
-    view = show(ctx.db, session, limit=limit)
+    core = core_of(ctx)
+    view = show(core.stores.capture, core.workspace, session, limit=limit)
     if as_json:
         emit_json(view)
         return
@@ -266,7 +269,8 @@ def context_cmd(ctx: CliContext, session: str, chunk: int, radius: int, as_json:
 
     if radius < 0:
         raise Invalid("radius must not be negative", fix="pass --radius 3")
-    view = context(ctx.db, session, chunk, radius=radius)
+    core = core_of(ctx)
+    view = context(core.stores.capture, core.workspace, session, chunk, radius=radius)
     if as_json:
         emit_json(view)
         return

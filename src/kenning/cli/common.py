@@ -17,11 +17,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def core_of(ctx: CliContext) -> Core:
-    core = getattr(ctx, "_core", None)
-    if core is None:
-        core = Core.over(ctx.db, ctx.settings, ctx.clock)
-        ctx._core = core  # type: ignore[attr-defined]
-    return core
+    """The command's core (opened on first use)."""
+    return ctx.core
 
 
 def where_options(fn: F) -> F:

@@ -1,5 +1,5 @@
 """What every CLI command receives: settings (built once by the entry point) and a lazily
-opened store."""
+opened core over the stores they name."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from kenning.config import Settings
 from kenning.errors import Invalid, KenningError
 
 if TYPE_CHECKING:
-    from kenning.store.sqlite.db import Database
+    from kenning.core.service import Core
 
 
 @dataclass
@@ -26,27 +26,29 @@ class CliContext:
     env: Mapping[str, str] = field(default_factory=dict)
     # The system clock, or a fixed time from --now / $KENNING_NOW (to try the time rules).
     clock: Clock = field(default_factory=SystemClock)
-    _db: Database | None = field(default=None, repr=False)
+    _core: Core | None = field(default=None, repr=False)
 
     @property
-    def db(self) -> Database:
-        if self._db is None:
-            import sqlite3
-
+    def core(self) -> Core:
+        """The core over the stores the settings name, opened on first use (once per command)."""
+        if self._core is None:
+            from kenning import store
+            from kenning.core.service import Core  # here: `kenning --help` never pays for the core
             from kenning.errors import Refused
-            from kenning.store.sqlite.schema import open_database
 
             try:
-                self._db = open_database(self.settings.db_path)
-            except (sqlite3.Error, OSError) as exc:
+                self._core = Core.open(self.settings, self.clock)
+            except Exception as exc:
+                if not (isinstance(exc, OSError) or store.unusable(exc, opening=True)):
+                    raise
                 raise Refused(f"the store {self.settings.db_path} cannot be opened ({exc})",
                               fix="run kenning doctor: it says whether the store is locked, corrupt or unreadable") from exc  # fmt: skip
-        return self._db
+        return self._core
 
     def close(self) -> None:
-        if self._db is not None:
-            self._db.close()
-            self._db = None
+        if self._core is not None:
+            self._core.close()
+            self._core = None
 
 
 pass_ctx = click.make_pass_decorator(CliContext)

@@ -208,7 +208,7 @@ def decision_show(ctx: CliContext, doc_id: int, as_json: bool) -> None:
       kenning memory decision show 4
     """
     core = core_of(ctx)
-    doc = core.store.decision_doc_by_id(doc_id)
+    doc = core.store.decision_doc_by_id(core.workspace, doc_id)
     if doc is None:
         raise NotFound(f"no decision doc #{doc_id}", fix="list them with: kenning memory decision list")
     if as_json:

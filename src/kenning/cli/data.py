@@ -13,13 +13,6 @@ from kenning.cli.context import CliContext, emit_json, pass_ctx
 from kenning.errors import Invalid
 
 
-def _stores(ctx: CliContext) -> tuple[object, object]:
-    from kenning.store.sqlite.graph_store import GraphStore
-    from kenning.store.sqlite.memories import SqliteMemoryStore
-
-    return SqliteMemoryStore(ctx.db), GraphStore(ctx.db)
-
-
 @click.command("export")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write to this file (default: standard output).")
@@ -40,9 +33,9 @@ def export_cmd(ctx: CliContext, output: Path | None) -> None:
     from kenning import private
     from kenning.core.portable import export_records
 
-    memories, graph = _stores(ctx)
+    core = core_of(ctx)
     lines = [json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n"
-             for r in export_records(memories, graph, ctx.settings.workspace, ctx.clock.now())]  # type: ignore[arg-type]  # fmt: skip
+             for r in export_records(core.stores, core.workspace, core.now())]  # fmt: skip
     if output is None:
         sys.stdout.write("".join(lines))
         return
@@ -76,8 +69,8 @@ def import_cmd(ctx: CliContext, source: str, as_json: bool) -> None:
                 records = parse_lines(handle)
         except OSError as exc:
             raise Invalid(f"cannot read {source}: {exc.strerror}", fix="give the path of a kenning export file") from exc
-    memories, graph = _stores(ctx)
-    report = import_records(memories, graph, ctx.settings.workspace, records)  # type: ignore[arg-type]
+    core = core_of(ctx)
+    report = import_records(core.stores, core.workspace, records)
     if as_json:
         emit_json(report.as_dict())
         return
@@ -144,7 +137,7 @@ def _what(plan: object) -> str:
     assert isinstance(plan, ForgetPlan)
     parts = [f"{len(plan.memories)} memor{'y' if len(plan.memories) == 1 else 'ies'}"] if plan.memories else []
     if plan.session is not None:
-        parts.insert(0, f"session {plan.session['id']} ({plan.turns} turns)")
+        parts.insert(0, f"session {plan.session.id} ({plan.turns} turns)")
     if plan.facts:
         parts.append(f"{plan.facts} graph fact{'s' if plan.facts != 1 else ''}")
     return ", ".join(parts) or "nothing"
@@ -158,8 +151,8 @@ def _say_plan(plan: object) -> None:
     click.echo(f"would forget {_what(plan)}:")
     if plan.session is not None:
         s = plan.session
-        click.echo(f"  session {s['id']}  {s['tool']}  {s['project_name'] or s['project']}  "
-                   f"{s['first_at'][:16]} .. {s['last_at'][:16]}  {plan.turns} turns")  # fmt: skip
+        click.echo(f"  session {s.id}  {s.tool}  {s.project_name or s.project}  "
+                   f"{s.first_at[:16]} .. {s.last_at[:16]}  {plan.turns} turns")  # fmt: skip
     for m in plan.memories:
         click.echo(f"  {memory_line(m)}")
 

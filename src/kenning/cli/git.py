@@ -109,7 +109,7 @@ def outcomes_check(ctx: CliContext, cwd: Path | None, as_json: bool) -> None:
     """
     core = core_of(ctx)
     report = outcomes.check(core, _folder(cwd))
-    core.store.set_meta(outcomes.last_run_key(core, report.project), to_iso(core.now()))
+    core.store.set_meta(core.workspace, outcomes.last_run_key(core, report.project), to_iso(core.now()))
     if as_json:
         emit_json({"project": report.project, "added": report.lines, "used_gh": report.used_gh,
                    "skipped": report.skipped})  # fmt: skip

@@ -11,8 +11,8 @@ from kenning.cli.common import core_of, json_option, place_of, where_options
 from kenning.cli.context import CliContext, emit_json, pass_ctx
 from kenning.context import resume as resume_mod
 from kenning.context import wakeup
+from kenning.core import escalate as escalate_mod
 from kenning.core import notes
-from kenning.graph import escalate as escalate_mod
 from kenning.graph import extract, facts
 
 
@@ -52,7 +52,7 @@ def kg_add(ctx: CliContext, subject: str, predicate: str, obj: str, as_text: boo
     """
     core = core_of(ctx)
     place = place_of(core, cwd, project)
-    result = facts.add(ctx.db, core.clock, place.workspace, subject, predicate, obj, project=place.project,
+    result = facts.add(core.stores.graph, core.clock, place.workspace, subject, predicate, obj, project=place.project,
                        object_kind="text" if as_text else "entity", area=area, valid_from=valid_from,
                        confidence=confidence, origin="asserted", person="cli", replace=replace)
     if as_json:
@@ -80,7 +80,7 @@ def kg_query(ctx: CliContext, entity: str, predicate: str, as_of: str | None, di
       kenning graph query shop --predicate uses --as-of 2026-03-01
     """
     core = core_of(ctx)
-    rows = facts.query(ctx.db, core.workspace, entity, predicate=predicate, as_of=as_of, direction=direction,
+    rows = facts.query(core.stores.graph, core.workspace, entity, predicate=predicate, as_of=as_of, direction=direction,
                        limit=limit)
     if as_json:
         emit_json([facts.as_dict(f) for f in rows])
@@ -102,7 +102,8 @@ def kg_timeline(ctx: CliContext, entity: str, as_json: bool) -> None:
     Example:
       kenning graph timeline shop
     """
-    rows = facts.timeline(ctx.db, core_of(ctx).workspace, entity)
+    core = core_of(ctx)
+    rows = facts.timeline(core.stores.graph, core.workspace, entity)
     if as_json:
         emit_json([facts.as_dict(f) for f in rows])
         return
@@ -122,7 +123,7 @@ def kg_end(ctx: CliContext, fact_id: str, when: str | None) -> None:
       kenning graph end f:12 --at 2026-03-01
     """
     core = core_of(ctx)
-    click.echo("ended " + facts.line(facts.end(ctx.db, core.clock, core.workspace, facts.parse_fact_ref(fact_id), when)))
+    click.echo("ended " + facts.line(facts.end(core.stores.graph, core.clock, core.workspace, facts.parse_fact_ref(fact_id), when)))
 
 
 @kg.command("extract")
@@ -139,7 +140,7 @@ def kg_extract(ctx: CliContext, cwd: Path | None, project: str | None) -> None:
       kenning graph extract
     """
     core = core_of(ctx)
-    found = extract.extract_pending(ctx.db, core.workspace, core.clock)
+    found = extract.extract_pending(core.stores, core.workspace, core.clock)
     found += notes.graph_decisions(core, place_of(core, cwd, project))
     click.echo(f"{found} new facts")
 
@@ -265,7 +266,7 @@ def wake_up(ctx: CliContext, cwd: Path | None, project: str | None, as_json: boo
     core = core_of(ctx)
     place = place_of(core, cwd, project)
     notes.graph_decisions(core, place)
-    bundle = wakeup.build(ctx.db, ctx.settings, place)
+    bundle = wakeup.build(core.stores, ctx.settings, place)
     if as_json:
         emit_json({"text": bundle.render(), "identity": bundle.identity, "decisions": bundle.decisions,
                    "chunks": bundle.chunks, "facts": bundle.facts})
@@ -295,7 +296,7 @@ def resume(ctx: CliContext, session: str, transcript: Path | None, cwd: Path | N
         state = resume_mod.from_transcript(transcript)
     else:
         core = core_of(ctx)
-        state = resume_mod.resume(ctx.db, place_of(core, cwd, project), session)
+        state = resume_mod.resume(core.stores.capture, place_of(core, cwd, project), session)
     if as_json:
         emit_json(state.to_dict())
     else:
@@ -316,7 +317,7 @@ def escalate(ctx: CliContext, session: str, as_json: bool) -> None:
       kenning sessions escalate 9f1c2a7e
     """
     core = core_of(ctx)
-    result = escalate_mod.escalate(ctx.db, ctx.settings, session, core.clock)
+    result = escalate_mod.escalate(core, session)
     if as_json:
         emit_json(result.to_dict())
         return

@@ -162,7 +162,7 @@ def _detail(core: object, memory: Memory) -> dict[str, object]:
 
     assert isinstance(core, Core)
     hist = core.history(memory.ref)
-    uses = core.store.uses(memory.ref)
+    uses = core.store.uses(core.workspace, memory.ref)
     return {
         **memory_dict(memory, core.now()),
         "history": {

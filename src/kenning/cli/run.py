@@ -8,10 +8,10 @@ from typing import Any
 
 import click
 
-from kenning.capture.sync import run_capture_job
 from kenning.cli.common import core_of, json_option, resolve_user_home, user_home_option
 from kenning.cli.context import CliContext, emit_json, pass_ctx
 from kenning.config import Settings
+from kenning.core.capture_job import run_capture_job
 from kenning.core.remember import RememberRequest
 from kenning.core.render import memory_line
 from kenning.core.report import status
@@ -101,7 +101,7 @@ def run_cmd(ctx: CliContext, user_home: Path | None) -> None:
     """
     core = core_of(ctx)
     click.echo(f"kenning data folder: {ctx.settings.home}")
-    run_capture_job(ctx.db, ctx.settings, core.clock, resolve_user_home(user_home), ctx.env, say=click.echo)
+    run_capture_job(core, resolve_user_home(user_home), ctx.env, say=click.echo)
     _print_status(status(core))
     click.echo("")
     click.echo("A round trip in a throwaway store:")

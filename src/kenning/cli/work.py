@@ -328,7 +328,7 @@ def progress_cmd(ctx: CliContext, summary: str | None, decisions: tuple[str, ...
     if summary:
         work.log_progress(core, place, summary, decisions=list(decisions), open_items_=list(open_),
                           goal_text=goal, by="person")  # fmt: skip
-    entries = work.hooks_of(core).progress(core.workspace, place.project, place.branch)
+    entries = core.stores.work.progress(core.workspace, place.project, place.branch)
     if as_json:
         emit_json([{"at": to_iso(e.at), "summary": e.summary, "decisions": list(e.decisions), "by": e.by}
                    for e in entries])  # fmt: skip

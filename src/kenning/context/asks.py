@@ -2,17 +2,17 @@
 may join it, and the end-of-turn ask. None of them reaches a holdout session or a session
 started from a task.
 
-Standard library and :mod:`kenning.store.sqlite.hook_rows` only (the prompt hook's path).
+Standard library and the hook's plain connection (:mod:`kenning.store.hotpath`) only: the
+prompt hook's path.
 """
 
 from __future__ import annotations
 
 from kenning import isotime
-from kenning.store.sqlite import hook_rows
 
 TYPE_CHECKING = False  # typing is left unimported on purpose (start-up time); mypy reads True
 if TYPE_CHECKING:
-    import sqlite3
+    from kenning.store.hotpath import HotRows
 
 MIN_FIRST_PROMPT = 8  # a shorter prompt is not counted as the first
 TIDY_EVERY_SECONDS = 7 * 86400
@@ -33,18 +33,16 @@ def is_first_prompt(prompt: str, first_prompt_at: str | None) -> bool:
     return first_prompt_at is None and len(prompt.strip()) >= MIN_FIRST_PROMPT
 
 
-def tidy_reason(conn: sqlite3.Connection, workspace: str, project: str, now: float) -> str:
+def tidy_reason(rows: HotRows, workspace: str, project: str, now: float) -> str:
     """Why the project's memory needs a tidy, or "" (asked at most weekly, never while
     proposals wait in Needs review): more than 300 memories that are not resting, or at least
     5 preferences and decisions and no lesson with a trigger."""
-    last = hook_rows.last_ask(conn, workspace, project, "tidy")
+    last = rows.last_ask(workspace, project, "tidy")
     if last is not None and now - isotime.parse(last) < TIDY_EVERY_SECONDS:
         return ""
-    if hook_rows.open_proposals(conn, workspace, project):
+    if rows.open_proposals(workspace, project):
         return ""
-    awake, prefs_decisions, triggered = hook_rows.tidy_counts(
-        conn, workspace, project, isotime.iso(now - RESTING_SECONDS)
-    )
+    awake, prefs_decisions, triggered = rows.tidy_counts(workspace, project, isotime.iso(now - RESTING_SECONDS))
     if awake > TIDY_MANY:
         return f"{awake} memories that are not resting"
     if prefs_decisions >= TIDY_PREFS_DECISIONS and triggered == 0:

@@ -8,16 +8,16 @@ When it would pass 1,500 characters, what is kept goes by importance, not by pos
 
 1. The scope (its line cut to 200 characters, the goal to 300) and the `recall` line: never cut.
 2. The rules: up to 5, each cut to 160 characters — this project's own before those for all
-   projects, then the longest-standing first (see ``hook_rows.RULES_ORDER``); more than 5 are
+   projects, then the longest-standing first (``RuleStore.sentence_rules``); more than 5 are
    counted in the heading. With these limits, scope, rules and the recall line always fit.
 3. Open items, then other sessions, in the room that is left: the pull requests and issues
    waiting on you go first (3, 2, 1, none), then the Open line is cut to fit, then the Others
    line is cut or, with less than 40 characters of room, left out.
 
-Everything is read from the store at the moment of the hook through a plain ``sqlite3``
-connection (``hook_rows``), and from the folder's prepared facts (git's worktrees): the start
-hook builds the brief without the core, and :func:`build` does the same over the core's own
-connection.
+Everything is read from the store at the moment of the hook, through a :class:`Source`: the
+start hook's plain connection (:mod:`kenning.store.hotpath`), or the core's stores
+(:class:`StoresSource`, for :func:`build` and a task's card), and from the folder's prepared
+facts (git's worktrees).
 """
 
 from __future__ import annotations
@@ -25,17 +25,30 @@ from __future__ import annotations
 from kenning import isotime
 from kenning.core import presence, waiting
 from kenning.quoting import by_origin, cut, neutral
-from kenning.store.sqlite import hook_rows
 
 TYPE_CHECKING = False  # typing is left unimported on purpose (start-up time); mypy reads True
 if TYPE_CHECKING:
-    import sqlite3
     from collections.abc import Sequence
+    from typing import Protocol
 
     from kenning.context.prepared import Where
     from kenning.core.scopes import Place
     from kenning.core.service import Core
-    from kenning.store.sqlite.hooks_store import SessionRow
+    from kenning.redacted import Redacted
+    from kenning.store.protocol import SessionRow, Stores
+
+    # (session key, tool, branch, opening, last reply, last seen as ISO text)
+    Other = tuple[str, str, str, Redacted, Redacted, str]
+
+    class Source(Protocol):
+        """What the brief reads (the hook's plain connection, or the core's stores)."""
+
+        def sentence_rules(self, workspace: str, project: str) -> list[Redacted]: ...
+        def goal_by(self, workspace: str, project: str, branch: str) -> tuple[Redacted, str]: ...
+        def meta(self, workspace: str, key: str) -> str | None: ...
+        def open_items(self, workspace: str, project: str, branch: str) -> list[tuple[int, Redacted, str]]: ...
+        def open_tasks(self, workspace: str, project: str) -> list[tuple[int, Redacted]]: ...
+        def others(self, workspace: str, project: str, since: str) -> list[Other]: ...
 
 LIMIT = 1500
 RECALL_LINE = ("Once you know the task, call `recall` with it in your own words: memory is looked up for the task, "
@@ -105,16 +118,16 @@ class Parts:
         return [title, *(f"- {r}" for r in self.rules)]
 
 
-def open_parts(conn: sqlite3.Connection, where: Where, branch: str) -> list[str]:
+def open_parts(source: Source, where: Where, branch: str) -> list[str]:
     ws, project = where.workspace, where.project
     parts = []
-    items = hook_rows.open_items(conn, ws, project, branch)
+    items = source.open_items(ws, project, branch)
     if items:
         more = f" (+{len(items) - MAX_ITEMS} more)" if len(items) > MAX_ITEMS else ""
         # An agent's item is data, quoted (cut inside its quote); the person's, as written.
         parts.append("; ".join(f"#{i} {by_origin(clip(neutral(text), 90), origin_of(by))}"
                                for i, text, by in items[:MAX_ITEMS]) + more)  # fmt: skip
-    tasks = hook_rows.open_tasks(conn, ws, project)
+    tasks = source.open_tasks(ws, project)
     if tasks:
         # Tasks are made with the kenning command: the person's words, neutral.
         parts.append("tasks: " + "; ".join(f"#{i} {clip(neutral(title), 60)}" for i, title in tasks[:MAX_TASKS]))
@@ -125,32 +138,32 @@ def open_parts(conn: sqlite3.Connection, where: Where, branch: str) -> list[str]
     return parts
 
 
-def others(conn: sqlite3.Connection, where: Where, me: str, now: float, limit: int = MAX_OTHERS) -> list[str]:
+def others(source: Source, where: Where, me: str, now: float, limit: int = MAX_OTHERS) -> list[str]:
     """Other sessions seen in this project in the last 30 minutes that have not ended."""
     since = isotime.iso(now - presence.LIVE_SECONDS)
     found = []
-    for s in hook_rows.live_sessions(conn, where.workspace, where.project, since):
-        if s["session"] == me:
+    for key, tool, branch, opening, last_message, last_seen in source.others(where.workspace, where.project, since):
+        if key == me:
             continue
-        minutes = int((now - isotime.parse(s["last_seen"])) // 60)
-        found.append(presence.other_line(s["tool"], s["branch"], s["opening"], s["last_message"], minutes))
+        minutes = int((now - isotime.parse(last_seen)) // 60)
+        found.append(presence.other_line(tool, branch, opening, last_message, minutes))
     return found[:limit]
 
 
-def gather(conn: sqlite3.Connection, where: Where, branch: str, me: str, now: float) -> Parts:
+def gather(source: Source, where: Where, branch: str, me: str, now: float) -> Parts:
     """Everything the brief says, read now: ``me`` is the session's key ("" for none)."""
     ws, project = where.workspace, where.project
-    rules = hook_rows.sentence_rules(conn, ws, project)
-    text, by = hook_rows.goal_by(conn, ws, project, branch) if branch else ("", "")
+    rules = source.sentence_rules(ws, project)
+    text, by = source.goal_by(ws, project, branch) if branch else ("", "")
     waits: list[str] = []
     if where.root:  # only a repository has pull requests and issues
-        raw = hook_rows.meta(conn, waiting.cache_key(project))
+        raw = source.meta(ws, waiting.cache_key(project))
         waits = [clip(line, WAITING_CHARS) for line in waiting.lines(raw, now)]
     return Parts(
         scope=scope_line(where.name or project, branch),
         # An agent's goal is data, quoted (cut inside its quote); the person's, as written.
         goal=by_origin(clip(neutral(text), GOAL_CHARS - 10), origin_of(by)) if text else "",
-        open=open_parts(conn, where, branch), waiting=waits, others=others(conn, where, me, now),
+        open=open_parts(source, where, branch), waiting=waits, others=others(source, where, me, now),
         # The rules are the person's own (the kenning command): neutral, not quoted.
         rules=[clip(neutral(r), RULE_CHARS) for r in rules[:MAX_RULES]], more_rules=max(0, len(rules) - MAX_RULES),
     )  # fmt: skip
@@ -196,8 +209,37 @@ def build(core: Core, place: Place, session: SessionRow | None = None, *, holdou
     """The brief for ``place`` through the core (tests, and the hook when it opened the core)."""
     from kenning.context.prepared import where_of
 
-    if core.db is None:
-        raise RuntimeError("the brief needs a SQLite-backed core")
     where = where_of(core, place, cwd or (str(place.root) if place.root else ""))
-    parts = gather(core.db.conn, where, place.branch, session.session if session else "", core.now().timestamp())
+    parts = gather(StoresSource(core.stores), where, place.branch, session.session if session else "",
+                   core.now().timestamp())  # fmt: skip
     return compose(parts, holdout=holdout)
+
+
+class StoresSource:
+    """What the brief reads, from the core's stores (any backend)."""
+
+    __slots__ = ("stores",)
+
+    def __init__(self, stores: Stores) -> None:
+        self.stores = stores
+
+    def sentence_rules(self, workspace: str, project: str) -> list[Redacted]:
+        return self.stores.rules.sentence_rules(workspace, project)
+
+    def goal_by(self, workspace: str, project: str, branch: str) -> tuple[Redacted, str]:
+        return self.stores.work.goal_by(workspace, project, branch)
+
+    def meta(self, workspace: str, key: str) -> str | None:
+        return self.stores.memories.get_meta(workspace, key)
+
+    def open_items(self, workspace: str, project: str, branch: str) -> list[tuple[int, Redacted, str]]:
+        return [(r.id, r.text, r.by) for r in self.stores.work.items(workspace, project, branch)]
+
+    def open_tasks(self, workspace: str, project: str) -> list[tuple[int, Redacted]]:
+        return [(t.id, t.title) for t in self.stores.work.tasks(workspace, project, ("open",))]
+
+    def others(self, workspace: str, project: str, since: str) -> list[Other]:
+        from kenning.clock import from_iso, to_iso
+
+        return [(s.session, s.tool, s.branch, s.opening, s.last_message, to_iso(s.last_seen))
+                for s in self.stores.hooks.live_sessions(workspace, project, from_iso(since))]  # fmt: skip

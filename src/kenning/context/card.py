@@ -32,7 +32,7 @@ from kenning.store.protocol import MemoryFilter
 if TYPE_CHECKING:
     from kenning.core.scopes import Place
     from kenning.core.service import Core
-    from kenning.store.sqlite.hooks_store import SessionRow, TaskRow
+    from kenning.store.protocol import SessionRow, TaskRow
 
 LIMIT = 4000
 MAX_MEMORIES = 5
@@ -66,7 +66,7 @@ def defining_files(root: Path | None, names: list[str]) -> list[str]:
 
 def connected(core: Core) -> list[str]:
     """Integrations connected for this workspace, by name only (never what they hold)."""
-    raw = core.store.get_meta(f"integrations.{core.workspace}")
+    raw = core.store.get_meta(core.workspace, f"integrations.{core.workspace}")
     try:
         names = json.loads(raw) if raw else []
     except ValueError:
@@ -121,8 +121,6 @@ def fit_waiting(compose: Callable[[str], list[str]], open_line: str, items: list
 def build(core: Core, place: Place, task: TaskRow, session: SessionRow | None = None) -> str:
     from kenning.context.prepared import where_of
 
-    if core.db is None:
-        raise RuntimeError("the card needs a SQLite-backed core")
     branch = place.branch or task.branch or "no branch"
     # A task and its goal are the person's own words (the kenning command): neutral, not quoted.
     head = [f"kenning task #{task.id}: {clip(neutral(task.title), 200)}"]
@@ -131,7 +129,7 @@ def build(core: Core, place: Place, task: TaskRow, session: SessionRow | None = 
     head.append(f"Project {neutral(place.name or place.project)} · branch {neutral(branch)}")
     # Open, Others, the rules and what waits on GitHub: read as the brief reads them.
     where = where_of(core, place, task.cwd or (str(place.root) if place.root else ""))
-    parts = brief.gather(core.db.conn, where, place.branch, session.session if session else "",
+    parts = brief.gather(brief.StoresSource(core.stores), where, place.branch, session.session if session else "",
                          core.now().timestamp())  # fmt: skip
     rest: list[str] = []
     if parts.others:

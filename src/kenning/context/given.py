@@ -18,8 +18,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from kenning.model import Memory
-from kenning.store.protocol import MemoryFilter, UseRow
-from kenning.store.sqlite.hooks_store import HookStore, SessionRow
+from kenning.store.protocol import MemoryFilter, SessionRow, UseRow
 
 if TYPE_CHECKING:
     from kenning.core.service import Core
@@ -71,18 +70,17 @@ def record(core: Core, session: str) -> SessionRecord:
     ids = session_ids(session)
     hooks_row: SessionRow | None = None
     shown: list[Shown] = []
-    if core.db is not None:
-        hooks = HookStore(core.db)
-        for sid in ids:
-            hooks_row = hooks.session(sid)
-            if hooks_row is not None:
-                break
+    hooks = core.stores.hooks
+    for sid in ids:
+        hooks_row = hooks.session(core.workspace, sid)
         if hooks_row is not None:
-            rows = hooks.shown_rows(hooks_row.session)
-            lessons = {m.ref: m for m in core.store.get_many([k for w, k, _ in rows if w == "lesson"])}
-            shown = [Shown(w, k, at, lessons.get(k)) for w, k, at in rows]
-    uses = sorted((u for sid in ids for u in core.store.uses_in_session(sid)), key=lambda u: u.at)
-    used_memories = {m.ref: m for m in core.store.get_many(list(dict.fromkeys(u.ref for u in uses)))}
+            break
+    if hooks_row is not None:
+        rows = hooks.shown_rows(core.workspace, hooks_row.session)
+        lessons = {m.ref: m for m in core.store.get_many(core.workspace, [k for w, k, _ in rows if w == "lesson"])}
+        shown = [Shown(w, k, at, lessons.get(k)) for w, k, at in rows]
+    uses = sorted((u for sid in ids for u in core.store.uses_in_session(core.workspace, sid)), key=lambda u: u.at)
+    used_memories = {m.ref: m for m in core.store.get_many(core.workspace, list(dict.fromkeys(u.ref for u in uses)))}
     used = [(u, used_memories.get(u.ref)) for u in uses]
     wrote: list[Memory] = []
     from kenning.core.browse import scope_keys

@@ -82,7 +82,7 @@ def _candidates(core: Core, place: Place) -> Iterator[tuple[str, Memory]]:
     """(why, memory) in index order, with repeats; eligibility is judged by the caller."""
     ws, reach = core.workspace, list(place.reach)
     always = placements.always_here(core.store, place)
-    by_ref = {m.ref: m for m in core.store.get_many(always)}
+    by_ref = {m.ref: m for m in core.store.get_many(ws, always)}
     for ref in always:
         if ref in by_ref and by_ref[ref].scope in reach:
             yield "always here", by_ref[ref]

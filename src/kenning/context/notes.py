@@ -1,8 +1,8 @@
 """Notes a later prompt may get (and only these): the branch changed, another agent works in
 this project or left a note, or a plan or review is ahead. Each is shown once.
 
-Read and recorded through a plain ``sqlite3`` connection (``hook_rows``): the prompt hook runs
-this without the core.
+Read and recorded through the hook's plain connection (:mod:`kenning.store.hotpath`): the
+prompt hook runs this without the core.
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from __future__ import annotations
 from kenning import isotime
 from kenning.core import presence
 from kenning.quoting import by_origin, neutral
-from kenning.store.sqlite import hook_rows
 
 TYPE_CHECKING = False  # typing is left unimported on purpose (start-up time); mypy reads True
 if TYPE_CHECKING:
@@ -18,6 +17,7 @@ if TYPE_CHECKING:
     import sqlite3
 
     from kenning.context.prepared import Where
+    from kenning.store.hotpath import HotRows
 
 PLAN_WORDS = ("plan", "review", "design", "bug report")
 PLAN_PATTERN = (r"\b(make|write|draft|prepare|create|do|give me|need)\b[^.?!]{0,40}\b(plan|review|design|test plan|"
@@ -43,7 +43,7 @@ def plan_ahead(prompt: str) -> bool:
     return _plan.search(prompt) is not None
 
 
-def build(conn: sqlite3.Connection, where: Where, session: sqlite3.Row, prompt: str, branch_now: str,
+def build(rows: HotRows, where: Where, session: sqlite3.Row, prompt: str, branch_now: str,
           now: float) -> list[str]:  # fmt: skip
     """The notes for this prompt; records what was shown, and the session's branch."""
     key, tool, then = str(session["session"]), str(session["tool"]), str(session["branch"])
@@ -52,24 +52,24 @@ def build(conn: sqlite3.Connection, where: Where, session: sqlite3.Row, prompt: 
     if branch_now and then and branch_now != then:
         notes.append(f"The branch changed: this session is now on {neutral(branch_now)} (was {neutral(then)}).")
     if branch_now != then:
-        hook_rows.update_session(conn, key, {"branch": branch_now})
-    seen_agents = hook_rows.shown(conn, key, "agent")
+        rows.update_session(ws, key, {"branch": branch_now})
+    seen_agents = rows.shown(key, "agent")
     since = isotime.iso(now - presence.LIVE_SECONDS)
-    fresh = [s for s in hook_rows.live_sessions(conn, ws, project, since)
+    fresh = [s for s in rows.live_sessions(ws, project, since)
              if s["session"] != key and s["session"] not in seen_agents]  # fmt: skip
     for s in fresh[:MAX_AGENTS]:
         minutes = int((now - isotime.parse(s["last_seen"])) // 60)
         line = presence.other_line(s["tool"], s["branch"], s["opening"], s["last_message"], minutes)
         notes.append(f"Another agent works in this project: {line}.")
-    hook_rows.mark_shown(conn, key, "agent", [str(s["session"]) for s in fresh], now_iso)
-    seen_notes = hook_rows.shown(conn, key, "handoff")
-    pending = [h for h in hook_rows.handoffs(conn, ws, project, isotime.iso(now - presence.HANDOFF_SECONDS))
+    rows.mark_shown(key, "agent", [str(s["session"]) for s in fresh], now_iso)
+    seen_notes = rows.shown(key, "handoff")
+    pending = [h for h in rows.handoffs(ws, project, isotime.iso(now - presence.HANDOFF_SECONDS))
                if str(h["id"]) not in seen_notes and presence.note_is_for(h["to_agent"], h["from_session"], key, tool)]  # fmt: skip
     for h in pending[:MAX_HANDOFFS]:
         # An agent's note is data, quoted; a widget's with its label; the person's as written.
         body = by_origin(str(h["text"]), str(h["origin"]))
         notes.append(f"A note left for you by {neutral(str(h['from_tool'])) or 'another agent'}: {body}")
-    hook_rows.mark_shown(conn, key, "handoff", [str(h["id"]) for h in pending], now_iso)
+    rows.mark_shown(key, "handoff", [str(h["id"]) for h in pending], now_iso)
     if plan_ahead(prompt):
         notes.append(PLAN_NOTE)
     return notes

@@ -31,11 +31,11 @@ from kenning import jsonfast
 
 TYPE_CHECKING = False  # typing is left unimported on purpose (start-up time); mypy reads True
 if TYPE_CHECKING:
-    import sqlite3
     from collections.abc import Callable
 
     from kenning.core.scopes import Place
     from kenning.core.service import Core
+    from kenning.store.hotpath import HotRows
 
 VERSION = 1
 FOLDER = "prepared"
@@ -153,10 +153,10 @@ def where_of(core: Core, place: Place, cwd: str, *, wakeup: bool = False) -> Whe
             dirty = []
     gitdir = gitinfo.git_dir(cwd) if cwd else None
     bundle = None
-    if wakeup and core.db is not None:
+    if wakeup:
         from kenning.context import wakeup as wakeup_mod
 
-        bundle = wakeup_mod.bundle(core, core.db, place)
+        bundle = wakeup_mod.bundle(core, place)
     return Where(
         workspace=core.workspace, cwd=os.path.realpath(cwd) if cwd else "", project=place.project,
         name=place.name or place.project, root=str(place.root) if place.root else "", group=place.group,
@@ -164,12 +164,11 @@ def where_of(core: Core, place: Place, cwd: str, *, wakeup: bool = False) -> Whe
     )  # fmt: skip
 
 
-def compute_light(conn: sqlite3.Connection, workspace: str, cwd: str) -> Where:
+def compute_light(rows: HotRows, workspace: str, cwd: str) -> Where:
     """The facts of ``cwd`` computed now from git and the scopes table, without the core (a
     hook's first start in a folder must stay inside its budget). It registers nothing: the
     refresh the start sets off files the project through the core. No wake-up bundle."""
     from kenning import gitinfo
-    from kenning.store.sqlite import hook_rows
 
     info = gitinfo.project_for(cwd)
     if info.kind != "project" or not info.key or info.root is None:
@@ -183,7 +182,7 @@ def compute_light(conn: sqlite3.Connection, workspace: str, cwd: str) -> Where:
     gitdir = gitinfo.git_dir(cwd)
     return Where(
         workspace=workspace, cwd=os.path.realpath(cwd), project=info.key, name=info.name or info.key,
-        root=str(info.root), group=hook_rows.scope_group(conn, workspace, info.key, str(info.root)),
+        root=str(info.root), group=rows.scope_group(workspace, info.key, str(info.root)),
         gitdir=str(gitdir) if gitdir else "", dirty=dirty, wakeup=None, written=time.time(),
     )  # fmt: skip
 

@@ -26,9 +26,7 @@ from kenning.core.service import Core
 from kenning.graph.decide import sentences
 from kenning.model import Status
 from kenning.quoting import as_data, neutral
-from kenning.store.sqlite.db import Database
-from kenning.store.sqlite.graph_store import FactRow, GraphStore
-from kenning.store.sqlite.memories import SqliteMemoryStore
+from kenning.store.protocol import CaptureStore, FactRow, MemoryStore, Stores
 
 LIMIT = 1990  # characters, whole bundle; must stay under 2,000
 CHUNK_TYPES = ("decision", "preference", "milestone")
@@ -100,27 +98,22 @@ def identity_line(settings: Settings | None) -> str:
     return _clip(neutral(first), 200)  # the person's own file: neutral, not quoted
 
 
-def chunk_lines(db: Database, place: Place, limit: int = MAX_CHUNKS) -> list[str]:
-    rows = db.query(
-        "SELECT c.id, c.session, c.body, c.type, c.importance, c.at, c.tool FROM capture_chunks c"
-        " JOIN capture_sessions s ON s.id = c.session"
-        f" WHERE s.workspace = ? AND c.project = ? AND c.type IN ({','.join('?' * len(CHUNK_TYPES))})"
-        " AND c.importance >= 4 AND c.role != 'tool' ORDER BY c.at DESC, c.id DESC LIMIT 300",
-        (place.workspace, place.project, *CHUNK_TYPES))
+def chunk_lines(store: CaptureStore, place: Place, limit: int = MAX_CHUNKS) -> list[str]:
+    chunks = store.important_chunks(place.workspace, place.project, CHUNK_TYPES, min_importance=4, limit=300)
     per_session: dict[str, int] = {}
     seen: set[str] = set()
     out: list[str] = []
-    for r in rows:
-        if per_session.get(r["session"], 0) >= PER_SESSION:
+    for c in chunks:
+        if per_session.get(c.session, 0) >= PER_SESSION:
             continue
-        sentence = evidence(r["body"], r["type"])
+        sentence = evidence(c.body, c.type)
         key = re.sub(r"\W+", " ", sentence.lower())[:80]
         if key in seen:
             continue
         seen.add(key)
-        per_session[r["session"]] = per_session.get(r["session"], 0) + 1
+        per_session[c.session] = per_session.get(c.session, 0) + 1
         # A past session's sentence is data: quoted, never an instruction to this one.
-        out.append(f"[c:{r['id']}] {r['type']}: {as_data(sentence)} · {neutral(r['tool'])} {r['at'][:10]}")
+        out.append(f"[c:{c.id}] {c.type}: {as_data(sentence)} · {neutral(c.tool)} {c.at[:10]}")
         if len(out) >= limit:
             break
     return out
@@ -134,35 +127,34 @@ def fact_line(f: FactRow) -> str:
     return f"[f:{f.id}] {subject}{neutral(f.predicate)}{area}: {obj} · {f.valid_from[:10]}"
 
 
-def _given_out(db: Database, facts: list[FactRow]) -> list[FactRow]:
+def _given_out(memories: MemoryStore, facts: list[FactRow]) -> list[FactRow]:
     """Facts that repeat a memory follow that memory: a hidden, held or retired memory's words
     never reach a session through the graph either."""
-    memories = SqliteMemoryStore(db)
     kept = []
     for f in facts:
-        memory = memories.get(f.memory_ref) if f.memory_ref else None
+        memory = memories.get(f.workspace, f.memory_ref) if f.memory_ref else None
         if memory is not None and (withheld(memory) or memory.status is Status.RETIRED):
             continue
         kept.append(f)
     return kept
 
 
-def build(db: Database, settings: Settings | None, place: Place) -> Bundle:
-    store = GraphStore(db)
+def build(stores: Stores, settings: Settings | None, place: Place) -> Bundle:
+    store = stores.graph
     title = place.name or place.project
     bundle = Bundle(f"kenning wake-up for {neutral(title)}" + (f" (branch {neutral(place.branch)})" if place.branch else ""),
                     identity_line(settings))
     decided = store.current_facts(place.workspace, place.project, predicates=DECISION_PREDICATES,
                                   limit=MAX_DECISIONS * 3)
-    bundle.decisions = [fact_line(f) for f in _given_out(db, decided)
+    bundle.decisions = [fact_line(f) for f in _given_out(stores.memories, decided)
                         if f.origin != "extracted" or f.confidence >= MIN_CONFIDENCE][:MAX_DECISIONS]
-    bundle.chunks = chunk_lines(db, place)
+    bundle.chunks = chunk_lines(stores.capture, place)
     others = store.current_facts(place.workspace, place.project, exclude=DECISION_PREDICATES, limit=MAX_FACTS * 3)
-    bundle.facts = [fact_line(f) for f in _given_out(db, others)
+    bundle.facts = [fact_line(f) for f in _given_out(stores.memories, others)
                     if f.origin != "extracted" or f.confidence >= MIN_CONFIDENCE][:MAX_FACTS]
     return bundle.fit()
 
 
-def bundle(core: Core, db: Database, place: Place) -> str:
+def bundle(core: Core, place: Place) -> str:
     """The bundle as text (what the SessionStart hook and ``kenning wake-up`` print)."""
-    return build(db, core.settings, place).render()
+    return build(core.stores, core.settings, place).render()

@@ -216,12 +216,12 @@ def card(core: Core, ref: str) -> MemoryCard:
     memory = core.get(ref)
     now = core.now()
     hist = core.history(memory.ref)
-    uses = core.store.uses(memory.ref)
+    uses = core.store.uses(core.workspace, memory.ref)
     timeline = [TimelineEntry(memory.created_at, "created", memory.origin_tool or memory.origin.value)]
     timeline += [TimelineEntry(e.at, e.event, e.detail, e.other_ref) for e in hist.events if e.event != "created"]
     timeline += [TimelineEntry(u.at, "used", u.tool or u.session, "") for u in uses]
     timeline.sort(key=lambda e: e.at)
-    doc = core.store.decision_doc_for(memory.ref) if memory.kind is Kind.DECISION else None
+    doc = core.store.decision_doc_for(core.workspace, memory.ref) if memory.kind is Kind.DECISION else None
     return MemoryCard(
         memory=memory, history=hist, uses=uses, timeline=timeline, doc=doc,
         resting=is_resting(memory, now), stale=is_stale(memory, now),

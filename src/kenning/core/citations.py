@@ -409,7 +409,7 @@ def check_all(core: Core, scope: str | None = None) -> list[SweepResult]:
                     state = Citation.UNCHECKED
                 if state is not memory.citation:
                     store.update(memory.evolve(citation=state))
-                    store.add_event(MemoryEvent(memory.ref, now, "citation", state.value))
+                    store.add_event(memory.workspace, MemoryEvent(memory.ref, now, "citation", state.value))
                     moved[memory.ref] = state
         results.append(SweepResult(key, len(cited), moved, checker.root is None))
     return results
@@ -441,7 +441,7 @@ def read_now(store: MemoryStore, memories: Sequence[Memory], now: datetime, *, p
             memory = memory.evolve(citation=state)
             if persist:
                 store.update(memory)
-                store.add_event(MemoryEvent(memory.ref, now, "citation", state.value))
+                store.add_event(memory.workspace, MemoryEvent(memory.ref, now, "citation", state.value))
         out.append(memory)
     return out
 

@@ -13,24 +13,24 @@ from kenning.model import Memory, MemoryEvent, Status
 from kenning.store.protocol import MemoryFilter, MemoryStore
 
 
-def fetch(store: MemoryStore, ref: str) -> Memory:
-    memory = store.get(normalize_ref(ref))
+def fetch(store: MemoryStore, workspace: str, ref: str) -> Memory:
+    memory = store.get(workspace, normalize_ref(ref))
     if memory is None:
         raise NotFound(f"no memory {ref}", fix="check the ref with: kenning memory list (refs look like m:7f3a2b1c)")
     return memory
 
 
-def _flag(store: MemoryStore, ref: str, now: datetime, event: str, **changes: object) -> Memory:
-    memory = fetch(store, ref)
+def _flag(store: MemoryStore, workspace: str, ref: str, now: datetime, event: str, **changes: object) -> Memory:
+    memory = fetch(store, workspace, ref)
     updated = memory.evolve(**changes)
     with store.transaction():
         store.update(updated)
-        store.add_event(MemoryEvent(memory.ref, now, event))
+        store.add_event(workspace, MemoryEvent(memory.ref, now, event))
     return updated
 
 
-def pin(store: MemoryStore, ref: str, now: datetime) -> Memory:
-    memory = fetch(store, ref)
+def pin(store: MemoryStore, workspace: str, ref: str, now: datetime) -> Memory:
+    memory = fetch(store, workspace, ref)
     if not (memory.pinned or memory.index_pinned):
         pinned = [
             m
@@ -43,50 +43,50 @@ def pin(store: MemoryStore, ref: str, now: datetime) -> Memory:
                 fix="unpin one first: kenning memory unpin <ref>",
             )
     # Pinning wakes a resting memory: it counts as a restatement.
-    return _flag(store, ref, now, "pinned", pinned=True, confirmed_at=now)
+    return _flag(store, workspace, ref, now, "pinned", pinned=True, confirmed_at=now)
 
 
-def unpin(store: MemoryStore, ref: str, now: datetime) -> Memory:
-    return _flag(store, ref, now, "unpinned", pinned=False, index_pinned=False)
+def unpin(store: MemoryStore, workspace: str, ref: str, now: datetime) -> Memory:
+    return _flag(store, workspace, ref, now, "unpinned", pinned=False, index_pinned=False)
 
 
-def hide(store: MemoryStore, ref: str, now: datetime) -> Memory:
-    return _flag(store, ref, now, "hidden", hidden=True)
+def hide(store: MemoryStore, workspace: str, ref: str, now: datetime) -> Memory:
+    return _flag(store, workspace, ref, now, "hidden", hidden=True)
 
 
-def give(store: MemoryStore, ref: str, now: datetime) -> Memory:
+def give(store: MemoryStore, workspace: str, ref: str, now: datetime) -> Memory:
     """Give to sessions again (undo hide)."""
-    return _flag(store, ref, now, "given", hidden=False)
+    return _flag(store, workspace, ref, now, "given", hidden=False)
 
 
-def hold(store: MemoryStore, ref: str, now: datetime) -> Memory:
-    return _flag(store, ref, now, "held", held=True)
+def hold(store: MemoryStore, workspace: str, ref: str, now: datetime) -> Memory:
+    return _flag(store, workspace, ref, now, "held", held=True)
 
 
-def release(store: MemoryStore, ref: str, now: datetime) -> Memory:
-    return _flag(store, ref, now, "released", held=False)
+def release(store: MemoryStore, workspace: str, ref: str, now: datetime) -> Memory:
+    return _flag(store, workspace, ref, now, "released", held=False)
 
 
-def protect(store: MemoryStore, ref: str, now: datetime, on: bool = True) -> Memory:
-    return _flag(store, ref, now, "protected" if on else "unprotected", protected=on)
+def protect(store: MemoryStore, workspace: str, ref: str, now: datetime, on: bool = True) -> Memory:
+    return _flag(store, workspace, ref, now, "protected" if on else "unprotected", protected=on)
 
 
-def retire(store: MemoryStore, ref: str, now: datetime, why: str = "") -> Memory:
-    memory = fetch(store, ref)
+def retire(store: MemoryStore, workspace: str, ref: str, now: datetime, why: str = "") -> Memory:
+    memory = fetch(store, workspace, ref)
     if memory.status is not Status.ACTIVE:
         raise Refused(
             f"{memory.ref} is already {memory.status.value}",
             fix="bring it back first if you meant to change it",
         )
-    return _flag(store, ref, now, "retired", status=Status.RETIRED, status_at=now, status_note=why)
+    return _flag(store, workspace, ref, now, "retired", status=Status.RETIRED, status_at=now, status_note=why)
 
 
-def bring_back(store: MemoryStore, ref: str, now: datetime) -> Memory:
-    memory = fetch(store, ref)
+def bring_back(store: MemoryStore, workspace: str, ref: str, now: datetime) -> Memory:
+    memory = fetch(store, workspace, ref)
     if memory.status is Status.ACTIVE:
         raise Refused(f"{memory.ref} is already active", fix="nothing to bring back")
     if memory.status is Status.SUPERSEDED and memory.status_note:
-        newer = store.get(memory.status_note)
+        newer = store.get(workspace, memory.status_note)
         if newer is not None and newer.status is Status.ACTIVE:
             raise Refused(
                 f"{memory.ref} was replaced by {newer.ref}, which is still active",
@@ -94,6 +94,7 @@ def bring_back(store: MemoryStore, ref: str, now: datetime) -> Memory:
             )
     return _flag(
         store,
+        workspace,
         ref,
         now,
         "brought_back",
@@ -131,7 +132,7 @@ def retire_session(
                         status=Status.RETIRED, status_at=now, status_note=f"retired with session {session}"
                     )
                 )
-                store.add_event(MemoryEvent(m.ref, now, "retired", f"session {session}"))
+                store.add_event(workspace, MemoryEvent(m.ref, now, "retired", f"session {session}"))
     return SessionRetirement(session, retire_list, kept)
 
 
@@ -143,16 +144,16 @@ class History:
     replaced_by: list[Memory]  # what replaced it, oldest first
 
 
-def history(store: MemoryStore, ref: str) -> History:
-    memory = fetch(store, ref)
+def history(store: MemoryStore, workspace: str, ref: str) -> History:
+    memory = fetch(store, workspace, ref)
     replaced: list[Memory] = []
     frontier = [memory.ref]
     seen = {memory.ref}
     while frontier:
         current = frontier.pop()
-        for event in store.events(current):
+        for event in store.events(workspace, current):
             if event.event == "replaced" and event.other_ref not in seen:
-                old = store.get(event.other_ref)
+                old = store.get(workspace, event.other_ref)
                 if old is not None:
                     replaced.append(old)
                     seen.add(old.ref)
@@ -161,10 +162,10 @@ def history(store: MemoryStore, ref: str) -> History:
     replaced_by: list[Memory] = []
     cursor = memory
     while cursor.status is Status.SUPERSEDED and cursor.status_note and cursor.status_note not in seen:
-        nxt = store.get(cursor.status_note)
+        nxt = store.get(workspace, cursor.status_note)
         if nxt is None:
             break
         replaced_by.append(nxt)
         seen.add(nxt.ref)
         cursor = nxt
-    return History(memory, store.events(memory.ref), replaced, replaced_by)
+    return History(memory, store.events(workspace, memory.ref), replaced, replaced_by)

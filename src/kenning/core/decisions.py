@@ -78,7 +78,7 @@ def render(store: MemoryStore, doc: DecisionDoc, *, for_agent: bool) -> str:
     """The doc as text. For an agent or an app, the words of a hidden or held memory read
     ``[held memory]``; the person sees them as written."""
     decision, reason, rejected = str(doc.decision), str(doc.reason), str(doc.rejected)
-    memory = store.get(doc.memory_ref) if doc.memory_ref else None
+    memory = store.get(doc.workspace, doc.memory_ref) if doc.memory_ref else None
     if for_agent and memory is not None and (memory.hidden or memory.held):
         decision, reason, rejected = HELD_WORDS, HELD_WORDS if reason else "", HELD_WORDS if rejected else ""
     # For an agent, words someone other than the person wrote are quoted as data.

@@ -1,6 +1,6 @@
 """What each channel handed each session: the record the memory report counts.
 
-Channels (``hook_rows.CHANNELS``):
+Channels (:data:`kenning.store.protocol.CHANNELS`):
 
 - ``lesson``: a lesson or decision on a tool call (the hooks record it as they hold the call);
 - ``card``: the memories on a task card, as the card that reached the session printed them;
@@ -22,8 +22,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from kenning import sessionmarks
-from kenning.store.sqlite.hook_rows import CHANNELS
-from kenning.store.sqlite.hooks_store import HookStore
+from kenning.store.protocol import CHANNELS
 
 if TYPE_CHECKING:
     from kenning.core.service import Core
@@ -33,12 +32,12 @@ __all__ = ["CHANNELS", "handed_out", "record", "session_for"]
 
 def record(core: Core, channel: str, refs: Sequence[str], *, session: str = "", project: str = "",
            tool: str = "") -> None:  # fmt: skip
-    """Record ``refs`` as handed to ``session`` on ``channel`` (no-op without refs or a store)."""
-    if not refs or core.db is None:
+    """Record ``refs`` as handed to ``session`` on ``channel`` (no-op without refs)."""
+    if not refs:
         return
     if not tool and ":" in session:
         tool = session.partition(":")[0]  # a hooks key: "<tool>:<id>"
-    HookStore(core.db).add_deliveries(core.workspace, session, channel, list(refs), project, tool, core.now())
+    core.stores.hooks.add_deliveries(core.workspace, session, channel, list(refs), project, tool, core.now())
 
 
 def session_for(core: Core, what: str, asked: str) -> str:

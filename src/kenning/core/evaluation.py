@@ -187,7 +187,6 @@ def run_labelled(folder: Path, clock: Clock | None = None, *, half: str = ALL,
     from kenning.core.remember import RememberRequest
     from kenning.core.service import Core
     from kenning.core.write_rules import parse_trigger
-    from kenning.store.sqlite.schema import open_database
 
     data = load_labelled(folder)
     questions = [q for q in data.questions if half == ALL or half_of(q.id) == half]
@@ -196,7 +195,7 @@ def run_labelled(folder: Path, clock: Clock | None = None, *, half: str = ALL,
     done, total = 0, len(data.memories) + len(questions)
     with tempfile.TemporaryDirectory(prefix="kenning-eval-") as tmp:
         for n, project in enumerate(dict.fromkeys(str(m["project"]) for m in data.memories)):
-            core = Core.over(open_database(Path(tmp) / f"project-{n}.db"), Settings(home=Path(tmp) / "home"), clock)
+            core = Core.open(Settings(home=Path(tmp) / f"project-{n}"), clock)
             try:
                 place = core.place(project=f"eval.local/{project}")
                 ids: dict[str, list[str]] = {}
@@ -245,14 +244,11 @@ def history_questions(core: object) -> list[Question]:
     from kenning.core.service import Core
 
     assert isinstance(core, Core)
-    if core.db is None:
-        return []
-    uses = [(str(r[0]), str(r[1]), str(r[2])) for r in core.db.query("SELECT session, ref, at FROM memory_uses")]
     out = []
-    for call in recall_calls(core.db, core.workspace, uses):
+    for call in recall_calls(core.stores.capture, core.workspace, core.store.all_uses(core.workspace)):
         relevant = {}
         for ref in call.cited:
-            memory = core.store.get(ref)
+            memory = core.store.get(core.workspace, ref)
             if memory is None or memory.workspace != core.workspace:
                 continue
             if call.at and memory.created_at > from_iso(call.at):

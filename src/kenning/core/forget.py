@@ -16,19 +16,17 @@ bring it back.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kenning.capture.lookup import find_session
 from kenning.core.portable import text_digest
 from kenning.errors import Invalid, NotFound
 from kenning.ids import normalize_ref
 from kenning.model import Memory
-from kenning.store.sqlite.capture_store import CaptureStore
-from kenning.store.sqlite.graph_store import GraphStore
+from kenning.store.protocol import StoredSession
 
 if TYPE_CHECKING:
     from kenning.core.service import Core
-    from kenning.store.sqlite.db import Database
 
 
 @dataclass
@@ -36,7 +34,7 @@ class ForgetPlan:
     """What a forget deletes (shown before, and done on ``apply``)."""
 
     memories: list[Memory] = field(default_factory=list)
-    session: dict[str, Any] | None = None
+    session: StoredSession | None = None
     turns: int = 0
     facts: int = 0
     applied: bool = False
@@ -45,16 +43,10 @@ class ForgetPlan:
         return {
             "applied": self.applied,
             "memories": [{"ref": m.ref, "kind": m.kind.value, "scope": m.scope} for m in self.memories],
-            "session": self.session["id"] if self.session else None,
+            "session": self.session.id if self.session else None,
             "turns": self.turns,
             "facts": self.facts,
         }
-
-
-def _db(core: Core) -> Database:
-    if core.db is None:
-        raise RuntimeError("forget needs the SQLite store")
-    return core.db
 
 
 def plan_memories(core: Core, refs: list[str]) -> ForgetPlan:
@@ -63,12 +55,12 @@ def plan_memories(core: Core, refs: list[str]) -> ForgetPlan:
         raise Invalid("no memory named", fix="give one or more refs, e.g. kenning forget m:7f3a2b1c")
     plan = ForgetPlan()
     for raw in refs:
-        memory = core.store.get(normalize_ref(raw))
+        memory = core.store.get(core.workspace, normalize_ref(raw))
         if memory is None or memory.workspace != core.workspace:
             raise NotFound(f"no memory {raw}", fix="check the ref with: kenning memory list --all")
         if memory not in plan.memories:
             plan.memories.append(memory)
-    graph = GraphStore(_db(core))
+    graph = core.stores.graph
     plan.facts = sum(graph.count_facts(core.workspace, memory_ref=m.ref) for m in plan.memories)
     return plan
 
@@ -76,31 +68,32 @@ def plan_memories(core: Core, refs: list[str]) -> ForgetPlan:
 def plan_session(core: Core, session: str, *, memories: bool) -> ForgetPlan:
     """The captured session ``session`` names (id, prefix or last), and with ``memories`` the
     memories it wrote."""
-    db = _db(core)
-    row = find_session(db, session, workspace=core.workspace)
-    plan = ForgetPlan(session=row, turns=CaptureStore(db).turn_count(row["id"]))
-    plan.facts = GraphStore(db).count_facts(core.workspace, session=row["id"])
+    capture = core.stores.capture
+    row = find_session(capture, core.workspace, session)
+    plan = ForgetPlan(session=row, turns=capture.turn_count(core.workspace, row.id))
+    plan.facts = core.stores.graph.count_facts(core.workspace, session=row.id)
     if memories:
-        raw = row["id"].split(":", 1)[-1]
-        plan.memories = [m for m in core.store.iter_all(core.workspace) if m.session in (row["id"], raw)]
+        raw = row.id.split(":", 1)[-1]
+        plan.memories = [m for m in core.store.iter_all(core.workspace) if m.session in (row.id, raw)]
     return plan
 
 
 def apply(core: Core, plan: ForgetPlan) -> ForgetPlan:
     """Delete what ``plan`` lists, leave the tombstones, and scrub the files."""
-    db, now = _db(core), core.now()
-    graph, capture = GraphStore(db), CaptureStore(db)
-    with core.store.transaction():
+    stores, workspace, now = core.stores, core.workspace, core.now()
+    with stores.transaction():
         for memory in plan.memories:
-            graph.delete_facts(core.workspace, memory_ref=memory.ref)
-            capture.forget_memory_file_ref(memory.ref)
-            core.store.delete(memory.ref)
-            core.store.add_tombstone(core.workspace, "memory", memory.ref, text_digest(memory.text), now)
+            stores.graph.delete_facts(workspace, memory_ref=memory.ref)
+            stores.capture.forget_memory_file_ref(workspace, memory.ref)
+            stores.memories.delete(workspace, memory.ref)
+            stores.memories.add_tombstone(workspace, "memory", memory.ref, text_digest(memory.text), now)
         if plan.session is not None:
-            sid = plan.session["id"]
-            graph.delete_facts(core.workspace, session=sid)
-            capture.delete_session(sid)
-            core.store.add_tombstone(core.workspace, "session", sid, "", now)
-    db.scrub()
+            sid = plan.session.id
+            stores.graph.delete_facts(workspace, session=sid)
+            stores.graph.forget_progress(workspace, sid)
+            stores.capture.delete_session(workspace, sid)
+            stores.hooks.forget_session(workspace, sid)
+            stores.memories.add_tombstone(workspace, "session", sid, "", now)
+    stores.scrub()
     plan.applied = True
     return plan

@@ -285,13 +285,13 @@ def _apply(core: Core, report: HealthReport) -> None:
     store, now = core.store, core.now()
     with store.transaction():
         for move in report.moves:
-            memory = store.get(move.ref)
+            memory = store.get(core.workspace, move.ref)
             if memory is not None and memory.scope == move.from_scope:
                 store.update(memory.evolve(scope=move.to_scope))
-                store.add_event(MemoryEvent(move.ref, now, "moved", f"{move.from_scope} -> {move.to_scope}: {move.why}"))
+                store.add_event(core.workspace, MemoryEvent(move.ref, now, "moved", f"{move.from_scope} -> {move.to_scope}: {move.why}"))
         for drop in report.drops:
-            memory = store.get(drop.ref)
+            memory = store.get(core.workspace, drop.ref)
             if memory is not None and memory.source_ref == drop.source_ref:
                 store.update(memory.evolve(source_ref="", source_hash="", citation=Citation.UNCHECKED))
-                store.add_event(MemoryEvent(drop.ref, now, "citation_dropped", drop.source_ref))
+                store.add_event(core.workspace, MemoryEvent(drop.ref, now, "citation_dropped", drop.source_ref))
     report.applied = True

@@ -13,7 +13,6 @@ from kenning.core.lifecycle import in_recall_pool
 from kenning.core.matching import cited_path, literal_prefix, names_file
 from kenning.model import Kind, Memory
 from kenning.store.protocol import MemoryFilter
-from kenning.store.sqlite.hooks_store import HookStore
 
 if TYPE_CHECKING:
     from kenning.core.scopes import Place
@@ -63,15 +62,13 @@ def matching_memories(core: Core, place: Place, call: ToolCall, cwd: str = "") -
 
 def for_call(core: Core, place: Place, call: ToolCall, session: str, cwd: str = "") -> list[Memory]:
     """At most 2 for this call, none given before in this session; records them as given."""
-    if core.db is None:
-        return []
-    hooks = HookStore(core.db)
-    given = hooks.shown(session, "lesson")
+    hooks = core.stores.hooks
+    given = hooks.shown(core.workspace, session, "lesson")
     fresh = [m for m in matching_memories(core, place, call, cwd) if m.ref not in given]
     chosen = core.give_out(place, fresh)[:PER_CALL]
     if chosen:
-        with core.store.transaction():
-            hooks.mark_shown(session, "lesson", [m.ref for m in chosen], core.now())
+        with core.stores.transaction():
+            hooks.mark_shown(core.workspace, session, "lesson", [m.ref for m in chosen], core.now())
             hooks.add_deliveries(core.workspace, session, "lesson", [m.ref for m in chosen], place.project,
                                  session.partition(":")[0], core.now())  # fmt: skip
     return chosen

@@ -41,10 +41,7 @@ from kenning.core.matching import cited_path, names_file
 from kenning.core.policy import MEMORY_FILE_TOOL_SUFFIX
 from kenning.errors import Invalid, NotFound
 from kenning.model import Memory, Status
-from kenning.store.protocol import MemoryFilter, UseRow
-from kenning.store.sqlite.capture_store import CaptureStore
-from kenning.store.sqlite.hook_rows import CHANNELS
-from kenning.store.sqlite.hooks_store import DeliveryRow, HookStore, SessionRow
+from kenning.store.protocol import CHANNELS, DeliveryRow, MemoryFilter, SessionRow, StoredSession, UseRow
 
 if TYPE_CHECKING:
     from kenning.core.service import Core
@@ -219,21 +216,20 @@ class _Sessions:
     transcript read once."""
 
     def __init__(self, core: Core) -> None:
-        assert core.db is not None
-        self.capture = CaptureStore(core.db)
-        self.hooks = HookStore(core.db)
+        self.capture = core.stores.capture
+        self.hooks = core.stores.hooks
         self.core = core
         self._turns: dict[str, list[sig.Turn]] = {}
-        self._captured: dict[str, dict[str, Any]] = {}
+        self._captured: dict[str, StoredSession] = {}
         for row in self.capture.sessions(core.workspace, limit=1_000_000):
-            for sid in session_ids(str(row["id"])):
+            for sid in session_ids(row.id):
                 self._captured.setdefault(sid, row)
         self.by_key: dict[str, SessionRow] = {}
         for s in self.hooks.all_sessions(core.workspace):
             for sid in session_ids(s.session):
                 self.by_key.setdefault(sid, s)
 
-    def captured(self, session: str) -> dict[str, Any] | None:
+    def captured(self, session: str) -> StoredSession | None:
         return self._captured.get(session) if session else None
 
     def hook_row(self, session: str) -> SessionRow | None:
@@ -241,7 +237,7 @@ class _Sessions:
 
     def turns(self, captured_id: str) -> list[sig.Turn]:
         if captured_id not in self._turns:
-            self._turns[captured_id] = sig.turns_of(self.capture.turns(captured_id))
+            self._turns[captured_id] = sig.stored_turns(self.capture.turns(self.core.workspace, captured_id))
         return self._turns[captured_id]
 
 
@@ -296,8 +292,6 @@ def build(core: Core, win: Window, progress: Callable[[Iterable[str]], Iterable[
     A project named by a person (``check_project``) must be one kenning knows: a typo says so
     instead of reporting nothing. ``index_lines=False`` leaves out each project's index line
     count, most of the report's cost (the web app's charts do not show it)."""
-    if core.db is None:
-        raise Invalid("the memory report needs the SQLite store", fix="open the store with Core.open")
     sessions = _Sessions(core)
     if win.project and check_project:
         _known_project(core, win.project, sessions)
@@ -307,14 +301,14 @@ def build(core: Core, win: Window, progress: Callable[[Iterable[str]], Iterable[
 
     hook_rows = [s for s in {id(s): s for s in sessions.by_key.values()}.values()
                  if win.holds(s.started_at) and in_project(s.project)]  # fmt: skip
-    captured_rows = [r for r in {r["id"]: r for r in sessions.capture.sessions(core.workspace, limit=1_000_000)}.values()
-                     if win.holds(_start(r)) and in_project(str(r["project"]))]  # fmt: skip
+    captured_rows = [r for r in {r.id: r for r in sessions.capture.sessions(core.workspace, limit=1_000_000)}.values()
+                     if win.holds(_start(r)) and in_project(r.project)]  # fmt: skip
     deliveries = [d for d in sessions.hooks.deliveries(core.workspace, win.since, win.until) if in_project(d.project)]
     uses = core.store.uses_since(core.workspace, win.since, win.until)
-    memories = {m.ref: m for m in core.store.get_many(list({d.ref for d in deliveries}))}
+    memories = {m.ref: m for m in core.store.get_many(core.workspace, list({d.ref for d in deliveries}))}
 
     # Each captured session in the window: its signals and citations.
-    ids = [str(r["id"]) for r in captured_rows]
+    ids = [r.id for r in captured_rows]
     signals: dict[str, sig.Signals] = {}
     cited: set[str] = set()
     for cid in progress(ids) if progress else ids:
@@ -330,11 +324,11 @@ def build(core: Core, win: Window, progress: Callable[[Iterable[str]], Iterable[
     return Report(win, len(hook_rows), len(captured_rows), tools, channels, holdout, health)
 
 
-def _start(row: dict[str, Any]) -> datetime | None:
-    for key in ("first_at", "last_at"):
+def _start(row: StoredSession) -> datetime | None:
+    for value in (row.first_at, row.last_at):
         try:
-            if row.get(key):
-                return from_iso(str(row[key]))
+            if value:
+                return from_iso(value)
         except ValueError:
             continue
     return None
@@ -351,13 +345,13 @@ def _verdicts(sessions: _Sessions, deliveries: list[DeliveryRow], uses: list[Use
         if row is None:
             out.append(Verdict(d, "", ""))
             continue
-        cid = str(row["id"])
+        cid = row.id
         mine = [u for sid in session_ids(d.session) for u in by_session.get(sid, [])]
         out.append(Verdict(d, cid, judge(d, sessions.turns(cid), mine, memories.get(d.ref))))
     return out
 
 
-def _tools(sessions: _Sessions, hook_rows: list[SessionRow], captured_rows: list[dict[str, Any]],
+def _tools(sessions: _Sessions, hook_rows: list[SessionRow], captured_rows: list[StoredSession],
            signals: dict[str, sig.Signals], deliveries: list[DeliveryRow]) -> list[ToolRow]:  # fmt: skip
     counts: dict[str, Counter[str]] = {}
     for s in hook_rows:
@@ -366,7 +360,7 @@ def _tools(sessions: _Sessions, hook_rows: list[SessionRow], captured_rows: list
         c["from_task"] += s.task_id is not None
     handed = {sid for d in deliveries if d.session for sid in session_ids(d.session)}
     for r in captured_rows:
-        cid, tool = str(r["id"]), str(r["tool"])
+        cid, tool = r.id, r.tool
         c = counts.setdefault(tool, Counter())
         c["captured"] += 1
         if sessions.hook_row(cid) is None:
@@ -397,9 +391,9 @@ def _holdout(sessions: _Sessions, hook_rows: list[SessionRow], signals: dict[str
         if s.task_id is not None:
             continue  # a session started from a task gets its card whatever its group
         row = sessions.captured(s.session)
-        if row is None or str(row["id"]) not in signals:
+        if row is None or row.id not in signals:
             continue
-        groups[s.holdout].append(signals[str(row["id"])])
+        groups[s.holdout].append(signals[row.id])
     measures = [Measure(key, label, welch.compare([float(getattr(x, key)) for x in groups[False]],
                                                   [float(getattr(x, key)) for x in groups[True]], ratio=ONE_IN - 1))
                 for key, label in MEASURES]  # fmt: skip
@@ -412,7 +406,7 @@ def _health(core: Core, win: Window, cited: set[str], *, index_lines: bool = Tru
     scopes = _scopes(core, win.project)
     ws = core.workspace
     written = core.store.count(MemoryFilter(ws, scopes, statuses=tuple(Status), created_since=win.since))
-    cited_here = {m.ref for m in core.store.get_many(sorted(cited)) if m.workspace == ws and m.scope in scopes}
+    cited_here = {m.ref for m in core.store.get_many(ws, sorted(cited)) if m.workspace == ws and m.scope in scopes}
     imported: Counter[str] = Counter()
     for tool, n in core.store.facet_counts(MemoryFilter(ws, scopes), "origin_tool").items():
         if tool.endswith(MEMORY_FILE_TOOL_SUFFIX):
@@ -447,15 +441,13 @@ def sample(core: Core, win: Window, count: int, *, seed: int | None = None) -> t
     the session's next turns, for a person to judge. Returns the seed used and the items."""
     if not 1 <= count <= 500:
         raise Invalid(f"--sample {count} is out of range", fix="draw from 1 to 500 deliveries")
-    if core.db is None:
-        raise Invalid("the memory report needs the SQLite store", fix="open the store with Core.open")
     used_seed = seed if seed is not None else random.SystemRandom().randrange(1, 10**9)
     sessions = _Sessions(core)
     pool = [d for d in sessions.hooks.deliveries(core.workspace, win.since, win.until)
             if d.session and (not win.project or d.project == win.project)]  # fmt: skip
     drawn = random.Random(used_seed).sample(pool, min(count, len(pool)))
     drawn.sort(key=lambda d: (d.at, d.session, d.channel, d.ref))
-    memories = {m.ref: m for m in core.store.get_many([d.ref for d in drawn])}
+    memories = {m.ref: m for m in core.store.get_many(core.workspace, [d.ref for d in drawn])}
     uses = core.store.uses_since(core.workspace, win.since, win.until)
     items = []
     for v in _verdicts(sessions, drawn, uses, memories):

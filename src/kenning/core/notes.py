@@ -22,8 +22,7 @@ from kenning.graph import facts
 from kenning.model import Kind, Origin
 from kenning.quoting import as_data, neutral
 from kenning.redacted import head, redacted
-from kenning.store.sqlite.db import Database
-from kenning.store.sqlite.graph_store import FactRow, GraphStore
+from kenning.store.protocol import FactRow
 
 DECIDED = "decided"
 KEY_RE = re.compile(r"^[A-Za-z0-9_.:\-]{1,64}$")
@@ -38,12 +37,6 @@ class RecordedDecision:
     closed: list[FactRow] = field(default_factory=list)
 
 
-def _db(core: Core) -> Database:
-    if core.db is None:
-        raise Invalid("this core has no database", fix="open the core with Core.open or Core.over(db)")
-    return core.db
-
-
 def project_subject(place: Place) -> str:
     return place.name or place.project
 
@@ -54,7 +47,6 @@ def decision_record(
     confidence: str | float | None = None, used: tuple[str, ...] = (), source_ref: str = "",
 ) -> RecordedDecision:
     """Record a decision (memory + doc) and its graph fact ``<project> decided[area] <text>``."""
-    db = _db(core)
     request = RememberRequest(text=text, kind=Kind.DECISION, reason=reason, rejected=rejected, origin=origin,
                               source=source, session=session, title=title, area=area.strip(), used=used,
                               confidence=confidence, branch=place.branch, source_ref=source_ref)
@@ -63,13 +55,12 @@ def decision_record(
     if memory is None or result.remembered.outcome == "held_for_review":
         return RecordedDecision(result, None)
     added = facts.add(
-        db, core.clock, place.workspace, place.project, DECIDED, memory.text, project=place.project,
+        core.stores.graph, core.clock, place.workspace, place.project, DECIDED, memory.text, project=place.project,
         object_kind="text", area=area, confidence=max(0.05, min(1.0, memory.confidence)), origin="recorded",
         session=session, memory_ref=memory.ref, person=person or (source if origin == Origin.PERSON else ""),
         evidence=reason, subject_type="project", subject_name=project_subject(place),
     )
-    store = GraphStore(db)
-    closed = [f for f in (store.get(place.workspace, i) for i in added.closed) if f is not None]
+    closed = [f for f in (core.stores.graph.get(place.workspace, i) for i in added.closed) if f is not None]
     return RecordedDecision(result, added.fact, closed)
 
 
@@ -78,15 +69,14 @@ def graph_decisions(core: Core, place: Place) -> int:
     --area``, MCP ``record_decision``): one fact per decision doc of this project, dated by
     the doc, so a later doc in the same area closes an earlier one. Idempotent; returns how
     many facts were new."""
-    db = _db(core)
     added = 0
     docs = sorted((d for d in core.decision_docs(place) if d.scope == place.project), key=lambda d: d.created_at)
     for doc in docs:
-        memory = core.store.get(doc.memory_ref) if doc.memory_ref else None
+        memory = core.store.get(core.workspace, doc.memory_ref) if doc.memory_ref else None
         if memory is None:
             continue
         result = facts.add(
-            db, core.clock, place.workspace, place.project, DECIDED, doc.decision, project=place.project,
+            core.stores.graph, core.clock, place.workspace, place.project, DECIDED, doc.decision, project=place.project,
             object_kind="text", area=doc.area, valid_from=doc.created_at, confidence=max(0.05, min(1.0, doc.confidence)),
             origin="recorded", memory_ref=doc.memory_ref, person=doc.author, evidence=doc.reason,
             subject_type="project", subject_name=project_subject(place),
@@ -105,7 +95,7 @@ def diary_write(core: Core, place: Place, text: str, *, agent: str = "") -> dict
         raise Invalid(f"the diary entry is {len(body)} characters", fix=f"keep an entry under {MAX_DIARY}")
     at = to_iso(core.now())
     who = head(agent.strip(), 80)
-    entry_id = GraphStore(_db(core)).diary_add(place.workspace, place.project, who, at, body)
+    entry_id = core.stores.notes.diary_add(place.workspace, place.project, who, at, body)
     return {"id": entry_id, "at": at, "agent": who, "project": place.project, "text": body}
 
 
@@ -120,9 +110,9 @@ def diary_read(core: Core, place: Place, *, agent: str = "", since: str = "", li
         # A bare date means from the start of that day.
         start = to_iso(moment.replace(hour=0, minute=0, second=0, microsecond=0)) if len(since.strip()) == 10 \
             else to_iso(moment)
-    rows = GraphStore(_db(core)).diary(place.workspace, place.project, agent.strip(), start, limit)
+    rows = core.stores.notes.diary(place.workspace, place.project, agent.strip(), start, limit)
     # Entries are whoever wrote them's words (any agent may write one): quoted as data.
-    return [{"id": r["id"], "at": r["at"], "agent": neutral(r["agent"]), "text": as_data(r["text"], multiline=True)}
+    return [{"id": r.id, "at": r.at, "agent": neutral(r.agent), "text": as_data(r.text, multiline=True)}
             for r in rows]  # fmt: skip
 
 
@@ -141,20 +131,20 @@ def set_value(core: Core, place: Place, key: str, value: str) -> dict[str, Any]:
         raise Invalid(f"the value is {len(body)} characters", fix=f"keep values under {MAX_VALUE}; "
                       "write longer text as a memory or a diary entry")
     at = to_iso(core.now())
-    GraphStore(_db(core)).set_value(place.workspace, place.project, name, body, at)
+    core.stores.notes.set_value(place.workspace, place.project, name, body, at)
     return {"key": name, "value": body, "project": place.project, "updated_at": at}
 
 
 def get_value(core: Core, place: Place, key: str) -> dict[str, Any]:
     name = _key(key)
-    row = GraphStore(_db(core)).value(place.workspace, place.project, name)
+    row = core.stores.notes.value(place.workspace, place.project, name)
     if row is None:
-        known = [r["key"] for r in GraphStore(_db(core)).values(place.workspace, place.project)][:20]
+        known = [r.key for r in core.stores.notes.values(place.workspace, place.project)][:20]
         raise NotFound(f"no value named {name!r} in {place.name or place.project}",
                        fix=("known keys: " + ", ".join(known)) if known else "set one first with: kenning graph value set KEY VALUE")
-    return {"key": name, "value": row["value"], "project": place.project, "updated_at": row["updated_at"]}
+    return {"key": name, "value": row.value, "project": place.project, "updated_at": row.updated_at}
 
 
 def list_values(core: Core, place: Place) -> list[dict[str, Any]]:
-    return [{"key": r["key"], "value": r["value"], "updated_at": r["updated_at"]}
-            for r in GraphStore(_db(core)).values(place.workspace, place.project)]
+    return [{"key": r.key, "value": r.value, "updated_at": r.updated_at}
+            for r in core.stores.notes.values(place.workspace, place.project)]

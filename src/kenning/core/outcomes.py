@@ -133,7 +133,7 @@ class _Ledger:
 
     def __init__(self, core: Core, doc: DecisionDoc) -> None:
         self.core, self.key = core, f"outcomes.seen.{doc.id}"
-        self.seen: set[str] = set(json.loads(core.store.get_meta(self.key) or "[]"))
+        self.seen: set[str] = set(json.loads(core.store.get_meta(core.workspace, self.key) or "[]"))
         self.added: list[str] = []
 
     def add(self, doc: DecisionDoc, evidence: str, line: str) -> DecisionDoc:
@@ -143,14 +143,14 @@ class _Ledger:
         updated = self.core.add_outcome(doc, line)
         if updated.outcome != doc.outcome:
             self.added.append(line)
-        self.core.store.set_meta(self.key, json.dumps(sorted(self.seen)))
+        self.core.store.set_meta(self.core.workspace, self.key, json.dumps(sorted(self.seen)))
         return updated
 
 
 def _linked_branches(core: Core, doc: DecisionDoc, skip: set[str]) -> dict[str, datetime]:
     """Branch -> the first time a session on it cited the decision."""
     first: dict[str, datetime] = {}
-    for use in core.store.uses(doc.memory_ref) if doc.memory_ref else []:
+    for use in core.store.uses(core.workspace, doc.memory_ref) if doc.memory_ref else []:
         if use.branch and use.branch not in skip and (use.branch not in first or use.at < first[use.branch]):
             first[use.branch] = use.at
     return first
@@ -226,10 +226,10 @@ def maybe_check_outcomes(core: Core, project: Path | str) -> OutcomeReport | Non
         if info.kind != "project":
             return None
         key, now = last_run_key(core, info.key), core.now()
-        last = core.store.get_meta(key)
+        last = core.store.get_meta(core.workspace, key)
         if last and now - from_iso(last) < CHECK_EVERY:
             return None
-        core.store.set_meta(key, to_iso(now))
+        core.store.set_meta(core.workspace, key, to_iso(now))
         client = gh_mod.GhClient.detect(info.root) if info.root is not None else None
         report = check(core, project, gh=client or False)
         if client is not None:  # gh is asked anyway: refresh what waits on you in the same pass

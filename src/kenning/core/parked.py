@@ -108,7 +108,7 @@ def refresh(core: Core, cwd: Path | str) -> ParkedReport:
         slot = slot_for(info.name, branch)
         reading = reading_of(state)
         current = [m for m in store.by_subject(core.workspace, [place.project], slot) if m.kind is Kind.STATE]
-        if current and store.get_meta(_meta_key(core, place.project, branch)) == reading:
+        if current and store.get_meta(core.workspace, _meta_key(core, place.project, branch)) == reading:
             report.unchanged.append(branch)
             continue
         memory = Memory(
@@ -118,13 +118,13 @@ def refresh(core: Core, cwd: Path | str) -> ParkedReport:
         )  # fmt: skip
         with store.transaction():
             store.insert(memory)
-            store.add_event(MemoryEvent(memory.ref, now, "created", TOOL))
+            store.add_event(core.workspace, MemoryEvent(memory.ref, now, "created", TOOL))
             for old in current:
                 store.update(old.evolve(status=Status.SUPERSEDED, status_at=now, status_note=memory.ref))
-                store.add_event(MemoryEvent(old.ref, now, "superseded", "", memory.ref))
-                store.add_event(MemoryEvent(memory.ref, now, "replaced", "", old.ref))
+                store.add_event(core.workspace, MemoryEvent(old.ref, now, "superseded", "", memory.ref))
+                store.add_event(core.workspace, MemoryEvent(memory.ref, now, "replaced", "", old.ref))
                 carry_over(store, old, memory.ref, now)
-            store.set_meta(_meta_key(core, place.project, branch), reading)
+            store.set_meta(core.workspace, _meta_key(core, place.project, branch), reading)
         report.written.append(memory.ref)
     _retire_landed(core, info, place.project, set(dirty), report)
     return report
@@ -165,7 +165,7 @@ def _retire_landed(core: Core, info: gitinfo.ProjectInfo, project: str, dirty: s
         report.retired[memory.ref] = why
     from kenning.core import work
 
-    hooks = work.hooks_of(core)
+    hooks = core.stores.work
     for branch in hooks.work_branches(core.workspace, project):
         if branch in dirty or work.is_trunk(branch):
             continue
@@ -182,7 +182,7 @@ def _fresh_ref(core: Core) -> str:
 
     while True:
         ref = new_ref()
-        if core.store.get(ref) is None:
+        if core.store.get(core.workspace, ref) is None:
             return ref
 
 
@@ -193,14 +193,14 @@ def retire_stale_once(core: Core) -> list[str]:
     from kenning.core.lifecycle import is_stale
 
     key = f"parked.stale_retired.{core.workspace}"
-    if core.store.get_meta(key):
+    if core.store.get_meta(core.workspace, key):
         return []
     now, retired = core.now(), []
     for memory in core.store.iter_all(core.workspace):
         if memory.kind is Kind.STATE and memory.status is Status.ACTIVE and is_stale(memory, now):
             core.retire(memory.ref, "past its 14-day shelf life when kenning first tidied this workspace")
             retired.append(memory.ref)
-    core.store.set_meta(key, to_iso(now))
+    core.store.set_meta(core.workspace, key, to_iso(now))
     return retired
 
 

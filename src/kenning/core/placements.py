@@ -76,7 +76,7 @@ def carry_over(store: MemoryStore, old: Memory, new_ref: str, now: datetime) -> 
     """The memory ``new_ref`` replaces ``old``: it takes over every placement of ``old``."""
     for p in store.placements(old.workspace, [old.ref]):
         if store.add_placement(Placement(new_ref, p.workspace, p.decision, p.place, now, p.by)):
-            store.add_event(MemoryEvent(new_ref, now, "placed", f"{p.decision.value} {p.place}".strip(), old.ref))
+            store.add_event(old.workspace, MemoryEvent(new_ref, now, "placed", f"{p.decision.value} {p.place}".strip(), old.ref))
 
 
 # ---------------------------------------------------------------------------- deciding
@@ -114,8 +114,8 @@ def _reaches(core: Core, memory: Memory, where: Target) -> bool:
 
 
 def _memory(core: Core, ref: str) -> Memory:
-    memory = core.store.get(normalize_ref(ref))
-    if memory is None or memory.workspace != core.workspace:
+    memory = core.store.get(core.workspace, normalize_ref(ref))
+    if memory is None:
         raise NotFound(f"no memory {ref}", fix="copy the ref (m: and 8 hex) from recall, the index or the memory list")
     return memory
 
@@ -142,9 +142,9 @@ def decide(core: Core, ref: str, decision: Placing, key: str = "", *, by: str = 
         # the later decision replaces the earlier.
         opposite = OPPOSITE.get(decision)
         if opposite is not None and core.store.remove_placement(core.workspace, memory.ref, opposite, where.key):
-            core.store.add_event(MemoryEvent(memory.ref, core.now(), "unplaced", f"{opposite.value} {where.key}"))
+            core.store.add_event(core.workspace, MemoryEvent(memory.ref, core.now(), "unplaced", f"{opposite.value} {where.key}"))
         if core.store.add_placement(placement):
-            core.store.add_event(MemoryEvent(memory.ref, core.now(), "placed", f"{decision.value} {where.key}".strip()))
+            core.store.add_event(core.workspace, MemoryEvent(memory.ref, core.now(), "placed", f"{decision.value} {where.key}".strip()))
     return placement
 
 
@@ -159,7 +159,7 @@ def undo(core: Core, ref: str, decision: Placing, key: str = "") -> Placement:
                        fix=f"list its placements with: kenning memory placements {memory.ref}")  # fmt: skip
     with core.store.transaction():
         core.store.remove_placement(core.workspace, memory.ref, decision, place)
-        core.store.add_event(MemoryEvent(memory.ref, core.now(), "unplaced", f"{decision.value} {place}".strip()))
+        core.store.add_event(core.workspace, MemoryEvent(memory.ref, core.now(), "unplaced", f"{decision.value} {place}".strip()))
     return existing[0]
 
 

@@ -170,11 +170,6 @@ def set_setting(
     return parsed
 
 
-def capture_enabled(store: MemoryStore | object, workspace: str, scope: str) -> bool:
-    """Whether this project's sessions are captured. Accepts a store or an open SQLite
-    ``Database`` (capture holds the latter)."""
-    if not hasattr(store, "policies"):
-        from kenning.store.sqlite.memories import SqliteMemoryStore
-
-        store = SqliteMemoryStore(store)  # type: ignore[arg-type]
-    return bool(resolve(store, workspace, scope).capture.value)  # type: ignore[arg-type]
+def capture_enabled(store: MemoryStore, workspace: str, scope: str) -> bool:
+    """Whether this project's sessions are captured."""
+    return bool(resolve(store, workspace, scope).capture.value)

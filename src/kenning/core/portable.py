@@ -39,9 +39,7 @@ from kenning.model import (
     Trigger,
 )
 from kenning.redacted import redacted
-from kenning.store.protocol import ScopeRow, UseRow
-from kenning.store.sqlite.graph_store import FactRow, GraphStore
-from kenning.store.sqlite.memories import SqliteMemoryStore
+from kenning.store.protocol import FactRow, ScopeRow, Stores, UseRow
 
 FORMAT = "kenning-export"
 VERSION = 1
@@ -95,8 +93,9 @@ def memory_from_record(rec: Record, workspace: str) -> Memory:
 
 
 # -- export ---------------------------------------------------------------------------------
-def export_records(store: SqliteMemoryStore, graph: GraphStore, workspace: str, now: datetime) -> Iterator[Record]:
+def export_records(stores: Stores, workspace: str, now: datetime) -> Iterator[Record]:
     """Every record of ``workspace``, header first, in a stable order."""
+    store, graph = stores.memories, stores.graph
     yield {"type": "header", "format": FORMAT, "version": VERSION, "kenning": __version__,
            "workspace": workspace, "exported_at": to_iso(now)}  # fmt: skip
     scopes = store.list_scopes(workspace)
@@ -105,10 +104,10 @@ def export_records(store: SqliteMemoryStore, graph: GraphStore, workspace: str, 
                "created_at": to_iso(s.created_at), "removed_at": to_iso(s.removed_at) if s.removed_at else None}  # fmt: skip
     for memory in sorted(store.iter_all(workspace), key=lambda m: (m.created_at, m.ref)):
         yield memory_record(memory)
-        for e in store.events(memory.ref):
+        for e in store.events(workspace, memory.ref):
             yield {"type": "event", "ref": e.ref, "at": to_iso(e.at), "event": e.event, "detail": e.detail,
                    "other_ref": e.other_ref}  # fmt: skip
-        for u in store.uses(memory.ref):
+        for u in store.uses(workspace, memory.ref):
             yield {"type": "use", "ref": u.ref, "session": u.session, "tool": u.tool, "branch": u.branch,
                    "at": to_iso(u.at)}  # fmt: skip
         for p in store.placements(workspace, [memory.ref]):
@@ -121,8 +120,8 @@ def export_records(store: SqliteMemoryStore, graph: GraphStore, workspace: str, 
                "outcome": list(d.outcome), "memory_ref": d.memory_ref, "author": d.author, "area": d.area,
                "created_at": to_iso(d.created_at), "updated_at": to_iso(d.updated_at)}  # fmt: skip
     for entity in graph.entities(workspace):
-        yield {"type": "entity", "id": entity["id"], "name": entity["name"], "entity_type": entity["type"],
-               "created_at": entity["created_at"]}  # fmt: skip
+        yield {"type": "entity", "id": entity.id, "name": entity.name, "entity_type": entity.type,
+               "created_at": entity.created_at}  # fmt: skip
     facts = graph.all_facts(workspace)
     place = {f.id: n for n, f in enumerate(facts)}
     for f in facts:
@@ -131,12 +130,10 @@ def export_records(store: SqliteMemoryStore, graph: GraphStore, workspace: str, 
                "confidence": f.confidence, "origin": f.origin, "session": f.session, "memory_ref": f.memory_ref,
                "person": f.person, "evidence": f.evidence, "created_at": f.created_at,
                "ended_by": place.get(f.ended_by) if f.ended_by is not None else None}  # fmt: skip
-    for entry in graph.all_diary(workspace):
-        yield {"type": "diary", "project": entry["project"], "agent": entry["agent"], "at": entry["at"],
-               "text": entry["text"]}  # fmt: skip
-    for v in graph.all_values(workspace):
-        yield {"type": "value", "project": v["project"], "key": v["key"], "value": v["value"],
-               "updated_at": v["updated_at"]}  # fmt: skip
+    for entry in stores.notes.all_diary(workspace):
+        yield {"type": "diary", "project": entry.project, "agent": entry.agent, "at": entry.at, "text": entry.text}
+    for v in stores.notes.all_values(workspace):
+        yield {"type": "value", "project": v.project, "key": v.key, "value": v.value, "updated_at": v.updated_at}
     for t in store.tombstones(workspace):
         yield {"type": "tombstone", "kind": t.kind, "key": t.key, "digest": t.digest, "at": to_iso(t.at)}
 
@@ -175,8 +172,9 @@ def parse_lines(lines: Iterable[str]) -> list[Record]:
 
 
 class _Importer:
-    def __init__(self, store: SqliteMemoryStore, graph: GraphStore, workspace: str) -> None:
-        self.store, self.graph, self.workspace = store, graph, workspace
+    def __init__(self, stores: Stores, workspace: str) -> None:
+        self.store, self.graph, self.notes, self.workspace = stores.memories, stores.graph, stores.notes, workspace
+        store = self.store
         self.report = ImportReport()
         self.gone = {t.key for t in store.tombstones(workspace) if t.kind == "memory"}
         self.gone_digests = {t.digest for t in store.tombstones(workspace) if t.kind == "memory" and t.digest}
@@ -203,7 +201,7 @@ class _Importer:
             self.skipped.add(memory.ref)
             self.report.forgotten.append(memory.ref)
             return
-        if self.store.get(memory.ref) is not None:
+        if self.store.get(self.workspace, memory.ref) is not None:
             self.skipped.add(memory.ref)
             self.count("memory", False)
             return
@@ -213,14 +211,14 @@ class _Importer:
     def event(self, r: Record) -> None:
         if r["ref"] in self.skipped:
             return
-        self.store.add_event(MemoryEvent(r["ref"], from_iso(r["at"]), r["event"], redacted(r.get("detail", "")),
+        self.store.add_event(self.workspace, MemoryEvent(r["ref"], from_iso(r["at"]), r["event"], redacted(r.get("detail", "")),
                                          r.get("other_ref", "")))  # fmt: skip
         self.count("event", True)
 
     def use(self, r: Record) -> None:
         if r["ref"] in self.skipped:
             return
-        self.store.add_use(UseRow(r["ref"], r.get("session", ""), r.get("tool", ""), r.get("branch", ""),
+        self.store.add_use(self.workspace, UseRow(r["ref"], r.get("session", ""), r.get("tool", ""), r.get("branch", ""),
                                   from_iso(r["at"])))  # fmt: skip
         self.count("use", True)
 
@@ -271,16 +269,16 @@ class _Importer:
         # The same entry twice in the file is two entries; one already in the store is not written again.
         key = (r["project"], r["agent"], r["at"], r["text"])
         self.diary_seen[key] = self.diary_seen.get(key, 0) + 1
-        there = self.graph.diary_count(self.workspace, *key) >= self.diary_seen[key]
+        there = self.notes.diary_count(self.workspace, *key) >= self.diary_seen[key]
         if not there:
-            self.graph.diary_add(self.workspace, r["project"], r["agent"], r["at"], redacted(r["text"]))
+            self.notes.diary_add(self.workspace, r["project"], redacted(r["agent"]), r["at"], redacted(r["text"]))
         self.count("diary", not there)
 
     def value(self, r: Record) -> None:
-        current = self.graph.value(self.workspace, r["project"], r["key"])
-        newer = current is None or str(current["updated_at"]) < r["updated_at"]
+        current = self.notes.value(self.workspace, r["project"], r["key"])
+        newer = current is None or current.updated_at < r["updated_at"]
         if newer:
-            self.graph.set_value(self.workspace, r["project"], r["key"], redacted(r["value"]), r["updated_at"])
+            self.notes.set_value(self.workspace, r["project"], r["key"], redacted(r["value"]), r["updated_at"])
         self.count("value", newer)
 
     def tombstone(self, r: Record) -> None:
@@ -291,17 +289,17 @@ class _Importer:
         for new_id, place in self.ends:
             ended_by = self.fact_ids[place] if 0 <= place < len(self.fact_ids) else None
             if ended_by is not None:
-                self.graph.set_ended_by(new_id, ended_by)
+                self.graph.set_ended_by(self.workspace, new_id, ended_by)
 
 
-def import_records(store: SqliteMemoryStore, graph: GraphStore, workspace: str, records: list[Record]) -> ImportReport:
+def import_records(stores: Stores, workspace: str, records: list[Record]) -> ImportReport:
     """Write ``records`` (checked by :func:`parse_lines`) into ``workspace``, all or nothing."""
-    importer = _Importer(store, graph, workspace)
+    importer = _Importer(stores, workspace)
     handlers = {"scope": importer.scope, "memory": importer.memory, "event": importer.event, "use": importer.use,
                 "placement": importer.placement,
                 "decision_doc": importer.decision_doc, "entity": importer.entity, "fact": importer.fact,
                 "diary": importer.diary, "value": importer.value, "tombstone": importer.tombstone}  # fmt: skip
-    with store.transaction():
+    with stores.transaction():
         for number, rec in enumerate(records[1:], 2):
             handler = handlers.get(rec["type"])
             if handler is None:

@@ -91,7 +91,7 @@ class _Scored:
     evidence: float
 
 
-def _expansions(store: MemoryStore, query: Query, df: dict[str, int]) -> tuple[dict[str, float], set[str]]:
+def _expansions(store: MemoryStore, workspace: str, query: Query, df: dict[str, int]) -> tuple[dict[str, float], set[str]]:
     """Indexed terms standing in for concepts the store has never seen, with their weights,
     and the concepts (as written) they stand in for."""
     out: dict[str, float] = {}
@@ -102,7 +102,7 @@ def _expansions(store: MemoryStore, query: Query, df: dict[str, int]) -> tuple[d
         if concept.written.isupper():
             continue  # an acronym is not a word cut short: REST is not restart
         for term in concept.terms:
-            found = _by_prefix(store, concept.written.casefold(), term)
+            found = _by_prefix(store, workspace, concept.written.casefold(), term)
             for other in found:
                 out[other] = max(out.get(other, 0.0), EXPANSION_WEIGHT / math.sqrt(len(found)))
             if found:
@@ -120,7 +120,7 @@ def _expansions(store: MemoryStore, query: Query, df: dict[str, int]) -> tuple[d
             initials = "".join(c.written[0].casefold() for c in phrase)
             acronyms.setdefault(initials, phrase)
     if acronyms:
-        known = store.index_stats(sorted(acronyms)).df
+        known = store.index_stats(workspace, sorted(acronyms)).df
         for initials, phrase in acronyms.items():
             if known.get(initials):
                 out.setdefault(initials, EXPANSION_WEIGHT)
@@ -128,16 +128,16 @@ def _expansions(store: MemoryStore, query: Query, df: dict[str, int]) -> tuple[d
     return out, explained
 
 
-def _by_prefix(store: MemoryStore, word: str, term: str) -> list[str]:
+def _by_prefix(store: MemoryStore, workspace: str, word: str, term: str) -> list[str]:
     found: set[str] = set()
     for head in {word, term}:
         if len(head) >= 2 and head.isalnum():
-            found.update(store.terms_with_prefix(head, PREFIX_CANDIDATES + 1))
+            found.update(store.terms_with_prefix(workspace, head, PREFIX_CANDIDATES + 1))
     if not found and len(term) > MIN_PREFIX:
         # The other way round: the longest indexed term this one extends ("lazili" -> "lazi").
         shortest = max(MIN_PREFIX, math.ceil(PREFIX_SHARE * len(term)))
         heads = [term[:n] for n in range(len(term) - 1, shortest - 1, -1)]
-        df = store.index_stats(heads).df
+        df = store.index_stats(workspace, heads).df
         found.update(next(([h] for h in heads if df.get(h)), []))
     found.discard(term)
     return sorted(found) if len(found) <= PREFIX_CANDIDATES else []
@@ -222,13 +222,13 @@ def look_up(
     if not own:
         return Phrasing({}, 0.0, 0, 0, 0)
     asking = [t for c in query.concepts if c.asking and c not in query.topic for t in c.terms if t not in own]
-    index = store.index_stats([*own, *asking])
+    index = store.index_stats(flt.workspace, [*own, *asking])
     df = dict(index.df)
-    expansions, explained = _expansions(store, query, df)
+    expansions, explained = _expansions(store, flt.workspace, query, df)
     expansions = {**dict.fromkeys(asking, ASKING_WEIGHT), **expansions}
     extra = {t: w for t, w in expansions.items() if t not in own}
     if extra:
-        df.update(store.index_stats(sorted(extra)).df)
+        df.update(store.index_stats(flt.workspace, sorted(extra)).df)
         extra = {t: w for t, w in extra.items() if df.get(t, 0)}
     weights = {**{t: 1.0 for t in own if df.get(t, 0)}, **extra}
     # Evidence is about the topic: the words of asking only help order the candidates.
@@ -246,7 +246,7 @@ def look_up(
     first = [(h, ranking.bm25(weights, h, stats)) for h in hits]
     top_terms = {t for h, _ in sorted(first, key=lambda s: (-s[1], s[0].memory.ref))[: ranking.FEEDBACK_DOCS]
                  for t in h.freqs}  # fmt: skip
-    df.update(store.index_stats(sorted(top_terms - df.keys())).df)
+    df.update(store.index_stats(flt.workspace, sorted(top_terms - df.keys())).df)
     feedback = ranking.feedback_terms(first, stats, weights)
     # Feedback reorders the candidates; it brings in none of its own. (Asking the store for
     # the feedback words too changed no top 10 on the recall-eval set and doubled the cost.)
@@ -343,7 +343,7 @@ def recall(
         for s in ranked[:count]
     ]
     if as_of is None and record:
-        store.mark_recalled([h.memory.ref for h in hits])
+        store.mark_recalled(place.workspace, [h.memory.ref for h in hits])
     return RecallResult(query, hits, as_of)
 
 

@@ -185,7 +185,7 @@ def remember(
         result = _write(store, place, request, now, text=text, reason=reason, rejected=rejected, kind=kind,
                         subject=subject, scope=scope, confidence=confidence, trigger=trigger,
                         replaces=replaces, warnings=warnings, accepted=accepted)  # fmt: skip
-        _record_uses(store, used, request, now)
+        _record_uses(store, place.workspace, used, request, now)
     return result
 
 
@@ -221,17 +221,17 @@ def _write(
         if not request.unindex:
             return RememberResult("index_full", None, index=pinned_now, warnings=[
                 *warnings, f"the index holds {INDEX_PIN_CAP} pinned memories; pass unindex=<ref> to make room"])  # fmt: skip
-        out = store.get(normalize_ref(request.unindex))
+        out = store.get(place.workspace, normalize_ref(request.unindex))
         if out is None or out.scope != scope:
             raise NotFound(
                 f"unindex ref {request.unindex} is not in this project's index",
                 fix="pick a ref from the index listed in the result",
             )
         store.update(out.evolve(pinned=False, index_pinned=False))
-        store.add_event(MemoryEvent(out.ref, now, "unindexed"))
+        store.add_event(place.workspace, MemoryEvent(out.ref, now, "unindexed"))
 
     memory = Memory(
-        ref=_fresh_ref(store), workspace=place.workspace, scope=scope, text=text, kind=kind, confidence=confidence,
+        ref=_fresh_ref(store, place.workspace), workspace=place.workspace, scope=scope, text=text, kind=kind, confidence=confidence,
         origin=request.origin, created_at=now, confirmed_at=now, reason=reason, rejected=rejected, trigger=trigger,
         subject=subject, origin_tool=request.source, session=request.session, branch=request.branch or place.branch,
         index_pinned=request.index, held=request.origin is Origin.WIDGET,
@@ -241,7 +241,7 @@ def _write(
         source_hash, citation = fresh_reading(place.root, memory.source_ref)
         memory = memory.evolve(source_hash=source_hash, citation=citation)
     store.insert(memory)
-    store.add_event(MemoryEvent(memory.ref, now, "created", request.source or request.origin.value))
+    store.add_event(place.workspace, MemoryEvent(memory.ref, now, "created", request.source or request.origin.value))
 
     superseded: list[str] = []
     if subject and kind in (Kind.PREFERENCE, Kind.STATE):
@@ -251,7 +251,7 @@ def _write(
                 superseded.append(old.ref)
     retired, unplaced = [], []
     for ref in replaces:
-        target = store.get(ref)
+        target = store.get(place.workspace, ref)
         if target is None or target.workspace != place.workspace or target.scope not in (scope, place.project):
             unplaced.append(ref)
         elif target.status is Status.ACTIVE:
@@ -263,8 +263,8 @@ def _write(
 
 def supersede(store: MemoryStore, old: Memory, by_ref: str, now: datetime) -> None:
     store.update(old.evolve(status=Status.SUPERSEDED, status_at=now, status_note=by_ref))
-    store.add_event(MemoryEvent(old.ref, now, "superseded", "", by_ref))
-    store.add_event(MemoryEvent(by_ref, now, "replaced", "", old.ref))
+    store.add_event(old.workspace, MemoryEvent(old.ref, now, "superseded", "", by_ref))
+    store.add_event(old.workspace, MemoryEvent(by_ref, now, "replaced", "", old.ref))
     carry_over(store, old, by_ref, now)
 
 
@@ -280,6 +280,7 @@ def _strengthen(
         updated = updated.evolve(source_hash=source_hash, citation=citation)
     store.update(updated)
     store.add_event(
+        existing.workspace,
         MemoryEvent(
             existing.ref, now, "echoed" if echo else "confirmed", request.source or request.origin.value
         )
@@ -297,27 +298,27 @@ def _neighbours(own: frozenset[str], hits: list[Memory], exclude: str) -> list[M
     return out[:MAX_NEIGHBOURS]
 
 
-def _fresh_ref(store: MemoryStore) -> str:
+def _fresh_ref(store: MemoryStore, workspace: str) -> str:
     while True:
         ref = new_ref()
-        if store.get(ref) is None:
+        if store.get(workspace, ref) is None:
             return ref
 
 
-def _record_uses(store: MemoryStore, refs: list[str], request: RememberRequest, now: datetime) -> None:
-    record_uses(store, refs, session=request.session, tool=request.source, branch=request.branch, now=now)
+def _record_uses(store: MemoryStore, workspace: str, refs: list[str], request: RememberRequest, now: datetime) -> None:
+    record_uses(store, workspace, refs, session=request.session, tool=request.source, branch=request.branch, now=now)
 
 
 def record_uses(
-    store: MemoryStore, refs: list[str], *, session: str, tool: str, branch: str, now: datetime
+    store: MemoryStore, workspace: str, refs: list[str], *, session: str, tool: str, branch: str, now: datetime
 ) -> list[str]:
     """Count refs that shaped the work as uses; a use wakes a resting memory. Returns unknown refs."""
     unknown = []
     for ref in refs:
-        memory = store.get(ref)
+        memory = store.get(workspace, ref)
         if memory is None:
             unknown.append(ref)
             continue
         store.update(memory.evolve(last_used_at=now, uses=memory.uses + 1))
-        store.add_use(UseRow(ref, session, tool, branch, now))
+        store.add_use(workspace, UseRow(ref, session, tool, branch, now))
     return unknown

@@ -10,7 +10,6 @@ from typing import Any
 
 from kenning.core.lifecycle import is_resting, is_stale
 from kenning.core.service import Core
-from kenning.store.sqlite.capture_store import CaptureStore
 
 
 def status(core: Core) -> dict[str, Any]:
@@ -42,16 +41,15 @@ def status(core: Core) -> dict[str, Any]:
             if candidate.exists():
                 on_disk += candidate.stat().st_size
     reviews = sum(len(core.store.reviews(core.workspace, [s.key])) for s in core.store.list_scopes(core.workspace))
-    captured = CaptureStore(core.db).counts() if core.db is not None else {}
+    captured = core.stores.capture.counts(core.workspace)
     return {
         "db_path": str(db_path) if db_path else None,
         # The files on disk (database, write-ahead log, shared memory), and of the database the
         # pages that hold data. A new, empty store is a few hundred KiB of schema and indexes.
         "db_bytes": on_disk,
-        "db_bytes_in_use": core.db.bytes_in_use() if core.db is not None else 0,
+        "db_bytes_in_use": core.stores.bytes_in_use(),
         "memory_text_bytes": text_bytes,
-        "captured": {"sessions": captured.get("sessions", 0), "turns": captured.get("turns", 0),
-                     "text_bytes": captured.get("text_bytes", 0)},
+        "captured": {"sessions": captured.sessions, "turns": captured.turns, "text_bytes": captured.text_bytes},
         "workspace": core.workspace,
         "active_by_kind": dict(kinds),
         "by_status": dict(statuses),
@@ -81,12 +79,8 @@ class ToolSessions:
 def sessions_by_tool(core: Core, since: datetime | None = None, project: str = "") -> list[ToolSessions]:
     """Per tool, the sessions the hooks saw (started at or after ``since``, in ``project`` when
     given), most sessions first. Only what the hooks record: nothing is estimated."""
-    if core.db is None:
-        return []
-    from kenning.store.sqlite.hooks_store import HookStore
-
     counts: dict[str, Counter[str]] = {}
-    for s in HookStore(core.db).all_sessions(core.workspace):
+    for s in core.stores.hooks.all_sessions(core.workspace):
         if (since is not None and s.started_at < since) or (project and s.project != project):
             continue
         c = counts.setdefault(s.tool, Counter())

@@ -35,7 +35,7 @@ def propose(store: MemoryStore, place: Place, kind: str, refs: list[str], now: d
         raise Invalid("no refs given", fix="list the refs the change is about")
     normal = [normalize_ref(r) for r in refs]
     for ref in normal:
-        memory = store.get(ref)
+        memory = store.get(place.workspace, ref)
         if memory is None or memory.workspace != place.workspace or memory.scope not in place.reach:
             raise Refused(
                 f"{ref} is not a memory of this project",
@@ -65,7 +65,7 @@ def _effects(item: ReviewItem) -> dict[str, list[str]]:
 def resolve(
     store: MemoryStore, place: Place, review_id: int, choice: str, now: datetime, *, batch: str = ""
 ) -> ReviewItem:
-    item = store.review(review_id)
+    item = store.review(place.workspace, review_id)
     if item is None or item.workspace != place.workspace:
         raise NotFound(f"no review item {review_id}", fix="list them with: kenning memory review")
     if item.resolved_at is not None:
@@ -87,32 +87,32 @@ def resolve(
                                    float(str(p["confidence"])), trigger, str(p.get("session", "")), now)  # fmt: skip
             effects["created"].append(memory)
             if choice == "replace":
-                old = fetch(store, str(p["existing"]))
+                old = fetch(store, place.workspace, str(p["existing"]))
                 if old.status is Status.ACTIVE:
                     supersede(store, old, memory, now)
                     effects["superseded"].append(old.ref)
         elif item.kind in ("merge", "lesson") and choice == "accept":
             trigger = Trigger.from_text(str(p["trigger"])) if p.get("trigger") else None
-            kinds = {fetch(store, r).kind for r in item.refs}
+            kinds = {fetch(store, place.workspace, r).kind for r in item.refs}
             kind = Kind.LESSON if item.kind == "lesson" else (kinds.pop() if len(kinds) == 1 else Kind.FACT)
             memory = _write_direct(store, place, item.scope, str(p["text"]), kind, str(p.get("why", "")), "",
                                    Origin.PERSON, item.proposed_by, 0.9, trigger, "", now)  # fmt: skip
             effects["created"].append(memory)
             for ref in item.refs:
-                old = fetch(store, ref)
+                old = fetch(store, place.workspace, ref)
                 if old.status is Status.ACTIVE:
                     supersede(store, old, memory, now)
                     effects["superseded"].append(ref)
         elif item.kind == "retire" and choice == "accept":
             for ref in item.refs:
-                old = fetch(store, ref)
+                old = fetch(store, place.workspace, ref)
                 if old.status is Status.ACTIVE:
                     store.update(
                         old.evolve(
                             status=Status.RETIRED, status_at=now, status_note=str(p.get("why") or "tidy")
                         )
                     )
-                    store.add_event(MemoryEvent(ref, now, "retired", "review"))
+                    store.add_event(place.workspace, MemoryEvent(ref, now, "retired", "review"))
                     effects["retired"].append(ref)
         resolved = replace(item, resolved_at=now, resolution=choice, batch=batch,
                            payload={**item.payload, "effects": effects})  # fmt: skip
@@ -157,16 +157,16 @@ def undo(store: MemoryStore, place: Place, batch: str, now: datetime) -> list[Re
         for item in items:
             eff = _effects(item)
             for ref in eff.get("created", []):
-                memory = store.get(ref)
+                memory = store.get(place.workspace, ref)
                 if memory is not None and memory.status is Status.ACTIVE:
                     store.update(
                         memory.evolve(status=Status.RETIRED, status_at=now, status_note=f"undo {batch}")
                     )
-                    store.add_event(MemoryEvent(ref, now, "retired", f"undo {batch}"))
+                    store.add_event(place.workspace, MemoryEvent(ref, now, "retired", f"undo {batch}"))
             for ref in [*eff.get("retired", []), *eff.get("superseded", [])]:
-                memory = store.get(ref)
+                memory = store.get(place.workspace, ref)
                 if memory is not None and memory.status is not Status.ACTIVE:
-                    bring_back(store, ref, now)
+                    bring_back(store, place.workspace, ref, now)
             store.update_review(replace(item, resolved_at=None, resolution="", batch="",
                                         payload={k: v for k, v in item.payload.items() if k != "effects"}))  # fmt: skip
     return items

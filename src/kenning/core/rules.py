@@ -9,7 +9,6 @@ written as a sentence is never checked; agents are told it under "Rules".
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING
@@ -18,8 +17,7 @@ from kenning.core.lifecycle import last_activity
 from kenning.errors import Invalid, NotFound
 from kenning.model import Kind, Memory
 from kenning.redacted import EMPTY, one_line, redacted
-from kenning.store.protocol import MemoryFilter
-from kenning.store.sqlite.hooks_store import HookStore, RuleRow
+from kenning.store.protocol import MemoryFilter, RuleRow
 
 if TYPE_CHECKING:
     from kenning.core.scopes import Place
@@ -30,31 +28,20 @@ KINDS = (*READY, "sentence")
 MAX_SENTENCE = 300
 
 
-def install(core: Core) -> None:
-    core.gates.append(lambda place, memories: give_out(core, place, memories))
-
-
-def _store(core: Core) -> HookStore | None:
-    return HookStore(core.db) if core.db is not None else None
-
-
 def give_out(core: Core, place: Place, memories: list[Memory]) -> list[Memory]:
-    store = _store(core)
-    if store is None or not memories:
+    if not memories:
         return memories
-    try:
-        rules = [r for r in store.rules(core.workspace, place.project, enabled_only=True) if r.kind != "sentence"]
-        if not rules:
-            return memories
-        out: set[str] = set()
-        for rule in rules:
-            out |= left_out(core, store, rule, memories)
-    except sqlite3.OperationalError:  # a store without the hooks schema: no rules apply
+    rules = [r for r in core.stores.rules.rules(core.workspace, place.project, enabled_only=True)
+             if r.kind != "sentence"]  # fmt: skip
+    if not rules:
         return memories
+    out: set[str] = set()
+    for rule in rules:
+        out |= left_out(core, rule, memories)
     return [m for m in memories if m.ref not in out]
 
 
-def left_out(core: Core, store: HookStore, rule: RuleRow, memories: list[Memory]) -> set[str]:
+def left_out(core: Core, rule: RuleRow, memories: list[Memory]) -> set[str]:
     """Refs among ``memories`` that ``rule`` keeps out of what sessions receive."""
     now = core.now()
     if rule.kind == "unused":
@@ -63,11 +50,11 @@ def left_out(core: Core, store: HookStore, rule: RuleRow, memories: list[Memory]
                 and not (m.pinned or m.index_pinned) and last_activity(m) < cutoff}  # fmt: skip
     if rule.kind == "proven":
         lessons = [m for m in memories if m.kind is Kind.LESSON]
-        counts = store.use_sessions([m.ref for m in lessons])
+        counts = core.store.use_sessions(core.workspace, [m.ref for m in lessons])
         return {m.ref for m in lessons if counts.get(m.ref, 0) < rule.n}
     if rule.kind in ("shipped", "undone"):
         decisions = [m for m in memories if m.kind is Kind.DECISION]
-        outcomes = store.outcomes([m.ref for m in decisions])
+        outcomes = core.store.outcomes(core.workspace, [m.ref for m in decisions])
         if rule.kind == "shipped":
             return {m.ref for m in decisions
                     if not any(line.lower().startswith("shipped") for line in outcomes.get(m.ref, ()))}  # fmt: skip
@@ -107,8 +94,7 @@ def add_ready(core: Core, kind: str, *, n: int | None = None, project: str = "",
         raise Invalid(f"N must be at least 1, not {value}", fix="give a positive number")
     if memory_kind and memory_kind not in {k.value for k in Kind}:
         raise Invalid(f"kind {memory_kind!r} is unknown", fix=f"use one of {', '.join(k.value for k in Kind)}")
-    store = _need(core)
-    return store.add_rule(core.workspace, project, kind, value, memory_kind, EMPTY, core.now())
+    return core.stores.rules.add_rule(core.workspace, project, kind, value, memory_kind, EMPTY, core.now())
 
 
 def add_sentence(core: Core, text: str, *, project: str = "") -> int:
@@ -117,26 +103,19 @@ def add_sentence(core: Core, text: str, *, project: str = "") -> int:
         raise Invalid("the rule is empty", fix="write the rule as one sentence")
     if len(cleaned) > MAX_SENTENCE:
         raise Invalid(f"the rule is {len(cleaned)} characters long", fix=f"keep it under {MAX_SENTENCE}")
-    return _need(core).add_rule(core.workspace, project, "sentence", 0, "", redacted(cleaned), core.now())
-
-
-def _need(core: Core) -> HookStore:
-    store = _store(core)
-    if store is None:
-        raise Invalid("rules need the SQLite store", fix="open the core with Core.open (the SQLite store); this is a bug if you did not build the core by hand")
-    return store
+    return core.stores.rules.add_rule(core.workspace, project, "sentence", 0, "", redacted(cleaned), core.now())
 
 
 def _get(core: Core, rule_id: int) -> RuleRow:
-    rule = _need(core).rule(rule_id)
-    if rule is None or rule.workspace != core.workspace:
+    rule = core.stores.rules.rule(core.workspace, rule_id)
+    if rule is None:
         raise NotFound(f"rule {rule_id} does not exist", fix="list rules with: kenning memory rules list")
     return rule
 
 
 def set_enabled(core: Core, rule_id: int, on: bool) -> RuleRow:
     _get(core, rule_id)
-    _need(core).update_rule(rule_id, core.now(), enabled=on)
+    core.stores.rules.update_rule(core.workspace, rule_id, core.now(), enabled=on)
     return _get(core, rule_id)
 
 
@@ -144,16 +123,16 @@ def set_n(core: Core, rule_id: int, n: int) -> RuleRow:
     rule = _get(core, rule_id)
     if rule.kind not in ("unused", "proven") or n < 1:
         raise Invalid("only the unused and proven rules take a positive N", fix="give N >= 1 to one of those")
-    _need(core).update_rule(rule_id, core.now(), n=n)
+    core.stores.rules.update_rule(core.workspace, rule_id, core.now(), n=n)
     return _get(core, rule_id)
 
 
 def remove(core: Core, rule_id: int) -> None:
     _get(core, rule_id)
-    _need(core).delete_rule(rule_id)
+    core.stores.rules.delete_rule(core.workspace, rule_id)
 
 
-def count_left_out(core: Core, store: HookStore, rule: RuleRow, scopes: list[str]) -> int:
+def count_left_out(core: Core, rule: RuleRow, scopes: list[str]) -> int:
     """How many active memories of ``scopes`` ``rule`` keeps out: the same judgement as
     :func:`left_out`, read from the store without loading every memory (a listing at 10k
     memories must stay fast)."""
@@ -164,20 +143,19 @@ def count_left_out(core: Core, store: HookStore, rule: RuleRow, scopes: list[str
         idle = MemoryFilter(core.workspace, scopes, kinds=kinds, idle_before=core.now() - timedelta(days=rule.n))
         return core.store.count(idle)
     if rule.kind == "proven":
-        return store.count_unproven(core.workspace, scopes, rule.n)
+        return core.stores.rules.count_unproven(core.workspace, scopes, rule.n)
     if rule.kind in ("shipped", "undone"):
         # Outcomes belong to decisions: shipped keeps those with a "Shipped" line, undone drops
         # those with a "Reverted" one (the words left_out reads).
         word, having = ("shipped", False) if rule.kind == "shipped" else ("reverted", True)
-        return store.count_decisions_by_outcome(core.workspace, scopes, word, having=having)
+        return core.stores.rules.count_decisions_by_outcome(core.workspace, scopes, word, having=having)
     return 0
 
 
 def listing(core: Core, place: Place | None) -> list[RuleView]:
     """Every rule for this project (or all), with how many of its memories each leaves out."""
-    store = _need(core)
-    rules = store.rules(core.workspace, place.project if place else None)
-    return [RuleView(rule, describe(rule), count_left_out(core, store, rule, [place.project]) if place else 0)
+    rules = core.stores.rules.rules(core.workspace, place.project if place else None)
+    return [RuleView(rule, describe(rule), count_left_out(core, rule, [place.project]) if place else 0)
             for rule in rules]  # fmt: skip
 
 
@@ -186,6 +164,5 @@ def listing_everywhere(core: Core) -> list[RuleView]:
     project's memories, or every project's for a rule that holds for all)."""
     from kenning.core.browse import scope_keys
 
-    store = _need(core)
-    return [RuleView(rule, describe(rule), count_left_out(core, store, rule, scope_keys(core, rule.project)))
-            for rule in store.rules(core.workspace)]  # fmt: skip
+    return [RuleView(rule, describe(rule), count_left_out(core, rule, scope_keys(core, rule.project)))
+            for rule in core.stores.rules.rules(core.workspace)]  # fmt: skip

@@ -6,8 +6,7 @@ hold the behaviour and stay callable on their own in tests.
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,56 +18,35 @@ from kenning.core import recall as recall_mod
 from kenning.core.lifecycle import in_recall_pool
 from kenning.core.scopes import Place, named, personal, place_for
 from kenning.model import DecisionDoc, Memory, Placement, Placing, ReviewItem, Trigger
-from kenning.store.protocol import MemoryFilter, MemoryStore
-from kenning.store.sqlite.db import Database
-from kenning.store.sqlite.memories import SqliteMemoryStore
+from kenning.store import BUSY_TIMEOUT_MS, open_stores
+from kenning.store.protocol import MemoryFilter, MemoryStore, Stores
 
 if TYPE_CHECKING:
     from kenning.core import decisions
     from kenning.core import remember as remember_mod
 
-Gate = Callable[[Place, list[Memory]], list[Memory]]
-
-
 class Core:
-    def __init__(
-        self,
-        store: MemoryStore,
-        clock: Clock | None = None,
-        settings: Settings | None = None,
-        db: Database | None = None,
-    ) -> None:
-        self.store = store
+    """The core over one bundle of stores (:class:`kenning.store.protocol.Stores`), a clock and
+    the settings. Built once at each entry point: :meth:`open` (the stores the settings name)
+    or ``Core(stores, clock, settings)`` over stores opened elsewhere."""
+
+    def __init__(self, stores: Stores, clock: Clock | None = None, settings: Settings | None = None) -> None:
+        self.stores = stores
         self.clock = clock or SystemClock()
         self.settings = settings
-        self.db = db
-        # Rules that decide what is given out (kenning.core.rules registers here); they
-        # never remove anything, only keep memories out of what sessions receive. The first:
-        # what a person said is not relevant in a project or group never reaches it.
-        self.gates: list[Gate] = [lambda place, memories: placements.keep_here(self.store, place, memories)]
+
+    @property
+    def store(self) -> MemoryStore:
+        """The memory store (``stores.memories``)."""
+        return self.stores.memories
 
     @classmethod
-    def open(cls, settings: Settings, clock: Clock | None = None) -> Core:
-        from kenning.store.sqlite.schema import open_database
-
-        db = open_database(settings.db_path)
-        return cls.over(db, settings, clock)
-
-    @classmethod
-    def over(cls, db: Database, settings: Settings | None = None, clock: Clock | None = None) -> Core:
-        core = cls(SqliteMemoryStore(db), clock, settings, db)
-        # The rules module (what is given out) installs its gates when present.
-        try:
-            rules = importlib.import_module("kenning.core.rules")
-        except ModuleNotFoundError:
-            rules = None
-        if rules is not None:
-            rules.install(core)
-        return core
+    def open(cls, settings: Settings, clock: Clock | None = None, *, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> Core:
+        """The core over the stores ``settings`` name, opened (and migrated) now."""
+        return cls(open_stores(settings, busy_timeout_ms=busy_timeout_ms), clock, settings)
 
     def close(self) -> None:
-        if self.db is not None:
-            self.db.close()
+        self.stores.close()
 
     @property
     def workspace(self) -> str:
@@ -99,10 +77,12 @@ class Core:
         return decisions.record(self.store, place, request, self.now())
 
     def give_out(self, place: Place, memories: list[Memory]) -> list[Memory]:
-        """Apply the user's rules to what a session is about to receive."""
-        for gate in self.gates:
-            memories = gate(place, memories)
-        return memories
+        """Keep out of what a session is about to receive what a person placed *not relevant
+        here*, then apply the user's rules: they never remove anything, only keep memories out
+        of what sessions receive."""
+        from kenning.core import rules
+
+        return rules.give_out(self, place, placements.keep_here(self.store, place, memories))
 
     def recall(
         self,
@@ -116,11 +96,11 @@ class Core:
     ) -> recall_mod.RecallResult:
         when = parse_as_of(as_of) if as_of else None
         return recall_mod.recall(self.store, place, query, self.now(), as_of=when, also=also, count=count,
-                                 gate=(lambda ms: self.give_out(place, ms)) if self.gates else None,
+                                 gate=lambda ms: self.give_out(place, ms),
                                  record=record)  # fmt: skip
 
     def get(self, ref: str) -> Memory:
-        return curation.fetch(self.store, ref)
+        return curation.fetch(self.store, self.workspace, ref)
 
     def list_memories(
         self, place: Place, *, offset: int = 0, limit: int = 100, include_inactive: bool = False
@@ -142,36 +122,36 @@ class Core:
         normal = [normalize_ref(r) for r in refs]
         with self.store.transaction():
             return remember_mod.record_uses(
-                self.store, normal, session=session, tool=tool, branch=branch, now=self.now()
+                self.store, self.workspace, normal, session=session, tool=tool, branch=branch, now=self.now()
             )
 
     # -- curation -------------------------------------------------------------------------
     def pin(self, ref: str) -> Memory:
-        return curation.pin(self.store, ref, self.now())
+        return curation.pin(self.store, self.workspace, ref, self.now())
 
     def unpin(self, ref: str) -> Memory:
-        return curation.unpin(self.store, ref, self.now())
+        return curation.unpin(self.store, self.workspace, ref, self.now())
 
     def hide(self, ref: str) -> Memory:
-        return curation.hide(self.store, ref, self.now())
+        return curation.hide(self.store, self.workspace, ref, self.now())
 
     def give(self, ref: str) -> Memory:
-        return curation.give(self.store, ref, self.now())
+        return curation.give(self.store, self.workspace, ref, self.now())
 
     def hold(self, ref: str) -> Memory:
-        return curation.hold(self.store, ref, self.now())
+        return curation.hold(self.store, self.workspace, ref, self.now())
 
     def release(self, ref: str) -> Memory:
-        return curation.release(self.store, ref, self.now())
+        return curation.release(self.store, self.workspace, ref, self.now())
 
     def protect(self, ref: str, on: bool = True) -> Memory:
-        return curation.protect(self.store, ref, self.now(), on)
+        return curation.protect(self.store, self.workspace, ref, self.now(), on)
 
     def retire(self, ref: str, why: str = "") -> Memory:
-        return curation.retire(self.store, ref, self.now(), why)
+        return curation.retire(self.store, self.workspace, ref, self.now(), why)
 
     def bring_back(self, ref: str) -> Memory:
-        return curation.bring_back(self.store, ref, self.now())
+        return curation.bring_back(self.store, self.workspace, ref, self.now())
 
     def retire_session(self, place: Place, session: str, *, apply: bool) -> curation.SessionRetirement:
         return curation.retire_session(
@@ -179,7 +159,7 @@ class Core:
         )
 
     def history(self, ref: str) -> curation.History:
-        return curation.history(self.store, ref)
+        return curation.history(self.store, self.workspace, ref)
 
     # -- placements -----------------------------------------------------------------------
     def place_memory(self, ref: str, decision: Placing, key: str = "", *, by: str = "") -> Placement:

@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -36,6 +37,7 @@ from typing import Any
 from kenning.clock import from_iso
 from kenning.graph.decide import corrects
 from kenning.refscan import refs_in
+from kenning.store.protocol import StoredTurn
 from kenning.text import jaccard, term_set
 from kenning.toolnames import call_kind
 
@@ -83,9 +85,13 @@ def _calls(raw: str) -> tuple[Call, ...]:
         data = json.loads(raw or "[]")
     except ValueError:
         return ()
+    return _call_list(data if isinstance(data, list) else [])
+
+
+def _call_list(data: Iterable[object]) -> tuple[Call, ...]:
     out: list[Call] = []
-    for call in data if isinstance(data, list) else []:
-        if isinstance(call, dict):
+    for call in data:
+        if isinstance(call, Mapping):
             name, text = str(call.get("name", "")), str(call.get("input", call.get("summary", "")))
             refs = tuple(dict.fromkeys([*str(call.get("refs", "")).split(), *refs_in(text)]))
             out.append(Call(name, call_kind(name), text, refs))
@@ -93,7 +99,7 @@ def _calls(raw: str) -> tuple[Call, ...]:
 
 
 def turns_of(rows: list[dict[str, Any]]) -> list[Turn]:
-    """Captured turns (``CaptureStore.turns``) as the report reads them, in order."""
+    """Turns as rows of the transcript's columns (``tool_calls`` and ``files`` as JSON text), in order."""
     out: list[Turn] = []
     for i, row in enumerate(rows):
         try:
@@ -103,6 +109,11 @@ def turns_of(rows: list[dict[str, Any]]) -> list[Turn]:
         out.append(Turn(i, str(row["role"]), str(row["text"] or ""), _at(str(row.get("at") or "")),
                         _calls(str(row.get("tool_calls") or "[]")), tuple(str(f) for f in files if isinstance(f, str))))  # fmt: skip
     return out
+
+
+def stored_turns(turns: Sequence[StoredTurn]) -> list[Turn]:
+    """A captured session's turns (``CaptureStore.turns``) as the report reads them, in order."""
+    return [Turn(i, t.role, str(t.text), _at(t.at), _call_list(t.tool_calls), t.files) for i, t in enumerate(turns)]
 
 
 def is_correction(text: str) -> bool:

@@ -61,7 +61,7 @@ def save(core: Core, project: str, items: list[ghinfo.Waiting]) -> None:
 
     rows = [{"kind": i.kind, "number": i.number, "title": redact(i.title), "url": i.url, "why": i.why}
             for i in items[:KEPT]]  # fmt: skip
-    core.store.set_meta(cache_key(project), json.dumps({"read_at": to_iso(core.now()), "items": rows}))
+    core.store.set_meta(core.workspace, cache_key(project), json.dumps({"read_at": to_iso(core.now()), "items": rows}))
 
 
 def parse(raw: str | None, now: float) -> list[Cached]:
@@ -86,7 +86,7 @@ def lines(raw: str | None, now: float) -> list[str]:
 
 def cached(core: Core, project: str) -> list[Cached]:
     """The cached list, or [] when there is none, it is unreadable or older than 24 hours."""
-    return parse(core.store.get_meta(cache_key(project)), core.now().timestamp())
+    return parse(core.store.get_meta(core.workspace, cache_key(project)), core.now().timestamp())
 
 
 def refresh(core: Core, cwd: Path | str, *, gh: ghinfo.GhClient | None | bool = True) -> WaitingReport:

@@ -15,7 +15,7 @@ from kenning.core import holdout, presence
 from kenning.errors import Invalid, NotFound, Refused
 from kenning.quoting import by_origin
 from kenning.redacted import EMPTY, Redacted, one_line, redacted
-from kenning.store.sqlite.hooks_store import HandoffRow, HookStore, SessionRow, TaskRow
+from kenning.store.protocol import HandoffRow, SessionRow, TaskRow
 
 if TYPE_CHECKING:
     from kenning.core.scopes import Place
@@ -28,12 +28,6 @@ HANDOFF_WINDOW = timedelta(seconds=presence.HANDOFF_SECONDS)
 TASK_CLAIM_WINDOW = timedelta(seconds=presence.TASK_CLAIM_SECONDS)
 MAX_TEXT = 1000
 WORDS_KEPT = presence.WORDS_KEPT
-
-
-def hooks_of(core: Core) -> HookStore:
-    if core.db is None:
-        raise RuntimeError("work needs a SQLite-backed core")
-    return HookStore(core.db)
 
 
 def is_trunk(branch: str) -> bool:
@@ -73,13 +67,13 @@ def ensure_session(core: Core, place: Place, tool: str, session_id: str, cwd: st
                    forced: bool | None = None) -> SessionRow:  # fmt: skip
     """The session's row, created on first sight. The holdout group is decided once (a forced
     group from the entry point wins, and is recorded)."""
-    hooks, now = hooks_of(core), core.now()
+    hooks, work, ws, now = core.stores.hooks, core.stores.work, core.workspace, core.now()
     key = session_key(tool, session_id)
-    row = hooks.session(key)
+    row = hooks.session(ws, key)
     if row is None:
-        task = hooks.unclaimed_task(core.workspace, cwd, now - TASK_CLAIM_WINDOW) if cwd else None
+        task = work.unclaimed_task(ws, cwd, now - TASK_CLAIM_WINDOW) if cwd else None
         group = forced if forced is not None else holdout_by_hash(session_id)
-        with core.store.transaction():
+        with core.stores.transaction():
             hooks.add_session(SessionRow(
                 session=key, tool=tool, workspace=core.workspace, project=place.project, branch=place.branch,
                 cwd=cwd, started_at=now, last_seen=now, ended_at=None, holdout=group,
@@ -87,12 +81,12 @@ def ensure_session(core: Core, place: Place, tool: str, session_id: str, cwd: st
                 recalled=False, changed_files=False, stop_asked=False, prompts=0,
             ))  # fmt: skip
             if task is not None:
-                hooks.update_task(task.id, session=key)
-        row = hooks.session(key)
+                work.update_task(ws, task.id, session=key)
+        row = hooks.session(ws, key)
         assert row is not None
     elif forced is not None and row.holdout != forced:
-        hooks.update_session(key, holdout=forced)
-        row = hooks.session(key)
+        hooks.update_session(ws, key, holdout=forced)
+        row = hooks.session(ws, key)
         assert row is not None
     return row
 
@@ -101,7 +95,7 @@ def ensure_session(core: Core, place: Place, tool: str, session_id: str, cwd: st
 
 
 def goal(core: Core, place: Place, branch: str | None = None) -> Redacted:
-    return hooks_of(core).goal(core.workspace, place.project, place.branch if branch is None else branch)
+    return core.stores.work.goal_by(core.workspace, place.project, place.branch if branch is None else branch)[0]
 
 
 def set_goal(core: Core, place: Place, text: str, *, by: str = "person", branch: str | None = None) -> Redacted:
@@ -109,38 +103,38 @@ def set_goal(core: Core, place: Place, text: str, *, by: str = "person", branch:
     if not target or target == "HEAD":
         raise Invalid("this folder is on no branch", fix="check out a branch, or pass --branch")
     cleaned = _clean(text, "goal")
-    hooks_of(core).set_goal(core.workspace, place.project, target, cleaned, by, core.now())
+    core.stores.work.set_goal(core.workspace, place.project, target, cleaned, by, core.now())
     return cleaned
 
 
 def bring_back(core: Core, place: Place, branch: str | None = None) -> tuple[bool, int]:
     """Give back a branch's goal and open items retired when it landed or was removed."""
     target = place.branch if branch is None else branch
-    back, items = hooks_of(core).bring_back_branch_work(core.workspace, place.project, target)
+    back, items = core.stores.work.bring_back_branch_work(core.workspace, place.project, target)
     if not back and not items:
         raise NotFound(f"nothing of branch {target!r} was retired", fix="name the branch with --branch")
     return back, items
 
 
 def add_open_item(core: Core, place: Place, text: str, *, by: str = "person", branch: str | None = None) -> int:
-    return hooks_of(core).add_item(core.workspace, place.project, place.branch if branch is None else branch,
+    return core.stores.work.add_item(core.workspace, place.project, place.branch if branch is None else branch,
                                    _clean(text, "open item"), by, core.now())  # fmt: skip
 
 
 def close_open_item(core: Core, place: Place, item_id: int) -> None:
-    if not hooks_of(core).close_item(core.workspace, place.project, item_id, core.now()):
+    if not core.stores.work.close_item(core.workspace, place.project, item_id, core.now()):
         raise NotFound(f"open item {item_id} is not open in this project", fix="list them with: kenning work open")
 
 
 def open_items(core: Core, place: Place, branch: str | None = None) -> list[str]:
     """Each open item as ``#id text``, an agent's quoted as data (the person's as written)."""
-    rows = hooks_of(core).items(core.workspace, place.project, place.branch if branch is None else branch)
+    rows = core.stores.work.items(core.workspace, place.project, place.branch if branch is None else branch)
     return [f"#{r.id} {by_origin(r.text, _origin(r.by))}" for r in rows]
 
 
 def goal_shown(core: Core, place: Place, branch: str | None = None) -> str:
     """The branch's goal as it may be shown: an agent's quoted as data ("" when none)."""
-    text, by = hooks_of(core).goal_by(core.workspace, place.project, place.branch if branch is None else branch)
+    text, by = core.stores.work.goal_by(core.workspace, place.project, place.branch if branch is None else branch)
     return by_origin(text, _origin(by)) if text else ""
 
 
@@ -163,10 +157,10 @@ def log_progress(core: Core, place: Place, summary: str, *, decisions: list[str]
     """Append a dated progress entry for the branch. On a trunk branch only the latest 20
     entries are kept and ``goal`` does not replace the branch's own goal."""
     target = place.branch if branch is None else branch
-    hooks, now = hooks_of(core), core.now()
+    hooks, now = core.stores.work, core.now()
     text = _clean(summary, "summary")
     made = [_clean(d, "decision") for d in decisions or []]
-    with core.store.transaction():
+    with core.stores.transaction():
         entry = hooks.add_progress(core.workspace, place.project, target, text, made, by, session, now)
         items = [hooks.add_item(core.workspace, place.project, target, _clean(t, "open item"), by, now)
                  for t in open_items_ or []]  # fmt: skip
@@ -196,7 +190,7 @@ def handoff(core: Core, place: Place, text: str, *, from_session: str = "", from
             fix="say what the other agent should know or do (a warning, a request, where you left a thing)",
         )
     row = HandoffRow(0, place.project, from_session, from_tool, to.strip(), cleaned, origin, core.now())
-    return hooks_of(core).add_handoff(row, core.workspace)
+    return core.stores.work.add_handoff(core.workspace, row)
 
 
 # --------------------------------------------------------------------------------- tasks
@@ -205,39 +199,39 @@ def handoff(core: Core, place: Place, text: str, *, from_session: str = "", from
 def add_task(core: Core, place: Place, title: str, goal_text: str = "", *, cwd: str = "") -> int:
     root = cwd or (str(place.root) if place.root else "")
     goal_words = redacted(one_line(goal_text)) if goal_text.strip() else EMPTY
-    return hooks_of(core).add_task(core.workspace, place.project, place.branch, root, _clean(title, "title"),
+    return core.stores.work.add_task(core.workspace, place.project, place.branch, root, _clean(title, "title"),
                                    goal_words, core.now())  # fmt: skip
 
 
 def start_task(core: Core, task_id: int, *, cwd: str = "") -> TaskRow:
     """Mark a task started; the next session opened in its folder is the run and gets the card."""
-    hooks = hooks_of(core)
-    task = hooks.task(task_id)
-    if task is None or task.workspace != core.workspace:
+    work = core.stores.work
+    task = work.task(core.workspace, task_id)
+    if task is None:
         raise NotFound(f"task {task_id} does not exist", fix="list tasks with: kenning work task list")
     if task.status == "done":
         raise Refused(f"task {task_id} is done", fix="add a new task with: kenning work task add")
-    hooks.update_task(task_id, status="started", started_at=core.now(), session="", cwd=cwd or task.cwd)
-    started = hooks.task(task_id)
+    work.update_task(core.workspace, task_id, status="started", started_at=core.now(), session="", cwd=cwd or task.cwd)
+    started = work.task(core.workspace, task_id)
     assert started is not None
     return started
 
 
 def finish_task(core: Core, task_id: int) -> TaskRow:
-    hooks = hooks_of(core)
-    task = hooks.task(task_id)
-    if task is None or task.workspace != core.workspace:
+    work = core.stores.work
+    task = work.task(core.workspace, task_id)
+    if task is None:
         raise NotFound(f"task {task_id} does not exist", fix="list tasks with: kenning work task list")
-    hooks.update_task(task_id, status="done", done_at=core.now())
-    done = hooks.task(task_id)
+    work.update_task(core.workspace, task_id, status="done", done_at=core.now())
+    done = work.task(core.workspace, task_id)
     assert done is not None
     return done
 
 
 def tasks(core: Core, place: Place | None, *, include_done: bool = False) -> list[TaskRow]:
     statuses = ("open", "started", "done") if include_done else ("open", "started")
-    return hooks_of(core).tasks(core.workspace, place.project if place else None, statuses)
+    return core.stores.work.tasks(core.workspace, place.project if place else None, statuses)
 
 
 def task_of(core: Core, session: SessionRow) -> TaskRow | None:
-    return hooks_of(core).task(session.task_id) if session.task_id is not None else None
+    return core.stores.work.task(core.workspace, session.task_id) if session.task_id is not None else None

@@ -26,8 +26,7 @@ from kenning.clock import Clock, from_iso, to_iso
 from kenning.graph import facts
 from kenning.graph.decide import corrects, decision_sentences, sentences, talk_of
 from kenning.graph.vocabulary import Term, Vocabulary, load
-from kenning.store.sqlite.db import Database
-from kenning.store.sqlite.graph_store import GraphStore
+from kenning.store.protocol import GraphStore, Stores
 
 PROGRESS_KIND = "extract"
 
@@ -300,25 +299,22 @@ def extract_turns(turns: list[dict[str, Any]]) -> list[Candidate]:
     return list(unique.values())
 
 
-def extract_session(db: Database, session_id: str, clock: Clock) -> list[facts.AddResult]:
+def extract_session(stores: Stores, workspace: str, session_id: str, clock: Clock) -> list[facts.AddResult]:
     """Add the facts one captured session names; safe to call again after every sync
     (nothing is added twice). Returns the facts that were new."""
-    store = GraphStore(db)
-    session = db.one("SELECT * FROM capture_sessions WHERE id = ?", (session_id,))
-    if session is None or not session["project"]:
+    session = stores.capture.session(workspace, session_id)
+    if session is None or not session.project:
         return []
-    last = db.one("SELECT max(id) AS m FROM capture_turns WHERE session = ?", (session_id,))
-    newest = int(last["m"] or 0) if last else 0
-    if newest == 0 or newest <= store.progress(session_id, PROGRESS_KIND):
+    last = stores.capture.last_turn(workspace, session_id)
+    newest = last.id if last else 0
+    if newest == 0 or newest <= stores.graph.progress(workspace, session_id, PROGRESS_KIND):
         return []
     # Only talk is read (tool output is most of a session's text and extraction skips it).
-    rows = db.query("SELECT id, role, text, at FROM capture_turns WHERE session = ? AND subagent = ''"
-                    " AND role IN ('user', 'assistant')"
-                    " ORDER BY at, id", (session_id,))
-    turns = [dict(r) for r in rows]
-    added = apply(db, clock, session["workspace"], session["project"], session["project_name"], session_id,
-                  extract_turns(turns), default_at=session["first_at"])
-    store.set_progress(session_id, PROGRESS_KIND, newest, to_iso(clock.now()))
+    turns: list[dict[str, Any]] = [{"id": t.id, "role": t.role, "text": t.text, "at": t.at}
+                                   for t in stores.capture.turns(workspace, session_id, talk_only=True)]  # fmt: skip
+    added = apply(stores.graph, clock, workspace, session.project, session.project_name, session_id,
+                  extract_turns(turns), default_at=session.first_at)
+    stores.graph.set_progress(workspace, session_id, PROGRESS_KIND, newest, to_iso(clock.now()))
     return added
 
 
@@ -333,15 +329,15 @@ def _valid_time(text: str) -> str:
         return ""
 
 
-def apply(db: Database, clock: Clock, workspace: str, project: str, project_name: str, session_id: str,
+def apply(store: GraphStore, clock: Clock, workspace: str, project: str, project_name: str, session_id: str,
           candidates: list[Candidate], *, default_at: str = "", origin: str = "extracted") -> list[facts.AddResult]:
     results: list[facts.AddResult] = []
     for c in candidates:
         when = _valid_time(c.at) or _valid_time(default_at) or None
         if c.end:
-            for f in facts.query(db, workspace, project, predicate=c.predicate, direction="out"):
+            for f in facts.query(store, workspace, project, predicate=c.predicate, direction="out"):
                 if f.current and f.object == load().canonical(c.object) and f.valid_from < (when or "~"):
-                    facts.end(db, clock, workspace, f.id, when)
+                    facts.end(store, clock, workspace, f.id, when)
             continue
         if c.subject == "@person":
             subject, obj, kind = c.object, project, "entity"
@@ -352,7 +348,7 @@ def apply(db: Database, clock: Clock, workspace: str, project: str, project_name
         else:
             subject, obj, kind, subject_type, object_type, name = project, c.object, "entity", "project", \
                 c.object_type, project_name
-        result = facts.add(db, clock, workspace, subject, c.predicate, obj, project=project, object_kind=kind,
+        result = facts.add(store, clock, workspace, subject, c.predicate, obj, project=project, object_kind=kind,
                            valid_from=when, confidence=c.confidence, origin=origin, session=session_id,
                            evidence=c.evidence, subject_type=subject_type, object_type=object_type,
                            subject_name=name if subject == project else "")
@@ -361,11 +357,9 @@ def apply(db: Database, clock: Clock, workspace: str, project: str, project_name
     return results
 
 
-def extract_pending(db: Database, workspace: str, clock: Clock, limit: int = 500) -> int:
+def extract_pending(stores: Stores, workspace: str, clock: Clock, limit: int = 500) -> int:
     """Extract from every captured session with turns not yet looked at; returns facts added."""
-    rows = db.query(
-        "SELECT s.id FROM capture_sessions s WHERE s.workspace = ? AND s.project != '' AND"
-        " (SELECT max(id) FROM capture_turns t WHERE t.session = s.id) >"
-        " coalesce((SELECT last_turn FROM graph_progress p WHERE p.session = s.id AND p.kind = ?), 0)"
-        " ORDER BY s.last_at LIMIT ?", (workspace, PROGRESS_KIND, limit))
-    return sum(len(extract_session(db, r["id"], clock)) for r in rows)
+    done = stores.graph.progress_of(workspace, PROGRESS_KIND)
+    pending = [h.session for h in stores.capture.session_heads(workspace)
+               if h.newest_turn > done.get(h.session, 0)][:limit]  # fmt: skip
+    return sum(len(extract_session(stores, workspace, sid, clock)) for sid in pending)

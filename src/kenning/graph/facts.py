@@ -19,8 +19,7 @@ from kenning.errors import Invalid, NotFound
 from kenning.graph.vocabulary import Vocabulary, load
 from kenning.quoting import as_data, neutral
 from kenning.redacted import head, one_line, part, redacted
-from kenning.store.sqlite.db import Database
-from kenning.store.sqlite.graph_store import FactRow, GraphStore
+from kenning.store.protocol import FactRow, GraphStore
 
 # Predicates with one value at a time: a new object closes the current one.
 SINGLE_VALUED = frozenset({
@@ -75,7 +74,7 @@ def _when(value: str | datetime | None, clock: Clock) -> str:
 
 
 def add(
-    db: Database, clock: Clock, workspace: str, subject: str, predicate: str, obj: str, *,
+    store: GraphStore, clock: Clock, workspace: str, subject: str, predicate: str, obj: str, *,
     project: str = "", object_kind: str = "entity", area: str = "", valid_from: str | datetime | None = None,
     confidence: float = 1.0, origin: str = "asserted", session: str = "", memory_ref: str = "", person: str = "",
     evidence: str = "", replace: bool = False, subject_type: str = "", object_type: str = "",
@@ -88,7 +87,6 @@ def add(
         raise Invalid(f"origin {origin!r} is unknown", fix=f"use one of {', '.join(ORIGINS)}")
     if not 0.0 < confidence <= 1.0:
         raise Invalid(f"confidence {confidence} is out of range", fix="give a number above 0 and at most 1")
-    store = GraphStore(db)
     now = to_iso(clock.now())
     # Names and text are redacted before a key is made of them or any part is cut off.
     subject, subject_name = redacted(subject.strip()), redacted(subject_name.strip())
@@ -104,7 +102,7 @@ def add(
         o_key = part(o_name, 0, MAX_TEXT_OBJECT)
     slot_area = area_id(area)
     start = _when(valid_from, clock)
-    with db.transaction():
+    with store.transaction():
         vocab = load()
         store.ensure_entity(workspace, s_key, subject_name or subject, subject_type or _type_of(vocab, subject), now)
         if object_kind == "entity":
@@ -126,7 +124,7 @@ def add(
         closed = []
         for other in others:
             if other.valid_from <= start:
-                store.close(other.id, start, fact_id)
+                store.close(workspace, other.id, start, fact_id)
                 closed.append(other.id)
         fact = store.get(workspace, fact_id)
         assert fact is not None
@@ -138,9 +136,8 @@ def _type_of(vocab: Vocabulary, name: str) -> str:
     return term.type if term else "unknown"
 
 
-def end(db: Database, clock: Clock, workspace: str, fact_id: int, when: str | datetime | None = None) -> FactRow:
+def end(store: GraphStore, clock: Clock, workspace: str, fact_id: int, when: str | datetime | None = None) -> FactRow:
     """End a wrong or outdated fact now (or at ``when``); it stays in the timeline."""
-    store = GraphStore(db)
     fact = store.get(workspace, fact_id)
     if fact is None:
         raise NotFound(f"fact f:{fact_id} does not exist", fix="list facts with: kenning graph query <entity>")
@@ -148,15 +145,15 @@ def end(db: Database, clock: Clock, workspace: str, fact_id: int, when: str | da
     if fact.valid_to is None:
         if stop < fact.valid_from:
             raise Invalid("a fact cannot end before it starts", fix=f"give a time after {fact.valid_from}")
-        with db.transaction():
-            store.close(fact_id, stop, None)
+        with store.transaction():
+            store.close(workspace, fact_id, stop, None)
     ended = store.get(workspace, fact_id)
     assert ended is not None
     return ended
 
 
 def query(
-    db: Database, workspace: str, entity: str, *, predicate: str = "", as_of: str | datetime | None = None,
+    store: GraphStore, workspace: str, entity: str, *, predicate: str = "", as_of: str | datetime | None = None,
     direction: str = "both", project: str = "", limit: int = 200,
 ) -> list[FactRow]:
     """Facts about ``entity`` (as subject, object or both), newest first. ``as_of`` (a date
@@ -169,14 +166,12 @@ def query(
     elif as_of:
         moment = to_iso(parse_as_of(as_of))
     pred = predicate_id(predicate) if predicate else ""
-    store = GraphStore(db)
     return store.query(workspace, resolve(store, workspace, entity), predicate=pred, as_of=moment,
                        direction=direction, project=project, limit=limit)  # fmt: skip
 
 
-def timeline(db: Database, workspace: str, entity: str, limit: int = 500) -> list[FactRow]:
+def timeline(store: GraphStore, workspace: str, entity: str, limit: int = 500) -> list[FactRow]:
     """Every fact about one entity, oldest first, ended ones included."""
-    store = GraphStore(db)
     return store.timeline(workspace, resolve(store, workspace, entity), limit)
 
 

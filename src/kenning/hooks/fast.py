@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 FILE = "triggers.json"
 SIG = "triggers.sig"
-VERSION = 3
+VERSION = 4
 EMPTY: dict[str, Any] = {"shell": [], "read": [], "edit": [], "cited": {}}
 # One candidate: (kind, ref, workspace, scope, created_at, id, pattern); kind is shell, read,
 # edit or cited, pattern the regex, the glob or the cited path.
@@ -116,63 +116,44 @@ def _read(path: str) -> str:
         return ""
 
 
-def rebuild(home: str, db_path: str) -> dict[str, Any]:
-    """Read every trigger and citation from the database and rewrite both files."""
+def rebuild(home: str, db_path: str, workspace: str) -> dict[str, Any]:
+    """Read the workspace's triggers and citations from the store and rewrite both files."""
     import json
 
-    from kenning.store.sqlite.hooks_store import HookStore
-    from kenning.store.sqlite.schema import open_database
+    from kenning.store import hotpath
 
     sig = _sig(db_path)
-    db = open_database(db_path)
-    try:
-        store = HookStore(db)
-        stamp = store.lesson_stamp()
-        rows = [(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]) for r in store.trigger_rows()]
-    finally:
-        db.close()
-    data = {"version": VERSION, "stamp": stamp, **compile_rows(rows)}
+    stamp, rows = hotpath.triggers(db_path, workspace)
+    data = {"version": VERSION, "workspace": workspace, "stamp": stamp, **compile_rows(rows)}
     _write(os.path.join(home, FILE), json.dumps(data))
     _write(os.path.join(home, SIG), f"{VERSION} {stamp} {sig}")
     return data
 
 
-def _stamp(db_path: str) -> int | None:
-    import sqlite3
-
-    try:
-        # Read-only: closing it never checkpoints the WAL (a writable last connection does, ~15 ms).
-        quoted = db_path.replace("%", "%25").replace("?", "%3f").replace("#", "%23")
-        conn = sqlite3.connect(f"file:{quoted}?mode=ro", uri=True, timeout=2.0)
-        try:
-            row = conn.execute("SELECT n FROM hook_stamp WHERE name = 'lessons'").fetchone()
-        finally:
-            conn.close()
-    except sqlite3.Error:
-        return None
-    return int(row[0]) if row else None
-
-
-def load(home: str, db_path: str) -> dict[str, Any]:
-    """The trigger tables, fresh: from the file when the database did not move or its lesson
-    stamp is unchanged, else rebuilt. No database yet means nothing can match."""
+def load(home: str, db_path: str, workspace: str) -> dict[str, Any]:
+    """The workspace's trigger tables, fresh: from the file when the database did not move or
+    its lesson stamp is unchanged, else rebuilt. No database yet means nothing can match."""
     if not os.path.exists(db_path):
         return EMPTY
     version, _, rest = _read(os.path.join(home, SIG)).partition(" ")
     built_stamp, _, built_sig = rest.partition(" ")
     if version != str(VERSION):
-        return rebuild(home, db_path)
+        return rebuild(home, db_path, workspace)
     sig = _sig(db_path)
     if built_sig != sig:
-        stamp = _stamp(db_path)
+        from kenning.store.hotpath import lesson_stamp
+
+        stamp = lesson_stamp(db_path)
         if stamp is None or str(stamp) != built_stamp:
-            return rebuild(home, db_path)
+            return rebuild(home, db_path, workspace)
         _write(os.path.join(home, SIG), f"{VERSION} {built_stamp} {sig}")
     try:
         data = jsonfast.loads(_read(os.path.join(home, FILE)))
     except ValueError:
-        return rebuild(home, db_path)
-    return data if isinstance(data, dict) and data.get("stamp") == int(built_stamp or -1) else rebuild(home, db_path)
+        return rebuild(home, db_path, workspace)
+    if isinstance(data, dict) and data.get("stamp") == int(built_stamp or -1) and data.get("workspace") == workspace:
+        return data
+    return rebuild(home, db_path, workspace)
 
 
 def after_writes(home: str, db_path: str, read_stamp: Callable[[], int]) -> None:

@@ -16,11 +16,11 @@ from kenning.context import brief
 from kenning.core import work
 from kenning.hooks.events import HookEvent
 from kenning.hooks.hot import LESSONS_HEAD
-from kenning.store.sqlite.hooks_store import SessionRow
 
 if TYPE_CHECKING:
     from kenning.core.scopes import Place
     from kenning.core.service import Core
+    from kenning.store.protocol import SessionRow
 
 
 @dataclass(frozen=True)
@@ -55,19 +55,19 @@ def marked(core: Core, event: HookEvent, session: SessionRow) -> tuple[bool, boo
 def wake_up(core: Core, place: Place) -> str:
     """The wake-up bundle of :mod:`kenning.context.wakeup`, for projects whose setting
     ``start.wakeup`` is on (``kenning config set start.wakeup on``; off by default)."""
-    if core.db is None or core.settings is None:
-        return ""
-    if not userconfig.is_on(str(core.settings.home), userconfig.WAKEUP_AT_START, place.project):
+    if core.settings is None or not userconfig.is_on(str(core.settings.home), userconfig.WAKEUP_AT_START,
+                                                     place.project):  # fmt: skip
         return ""
     from kenning.context import wakeup
 
-    return wakeup.bundle(core, core.db, place)
+    return wakeup.bundle(core, place)
 
 
 def on_start(core: Core, event: HookEvent, holdout: bool | None) -> Reply:
     place = _place(core, event)
     session = claim(core, event, holdout)
-    work.hooks_of(core).update_session(session.session, last_seen=core.now(), branch=place.branch, ended_at=None)
+    core.stores.hooks.update_session(core.workspace, session.session, last_seen=core.now(), branch=place.branch,
+                                     ended_at=None)  # fmt: skip
     task = work.task_of(core, session)
     if task is not None:
         from kenning.context import card  # git grep and the file matching: only for a task run
@@ -109,12 +109,12 @@ ESCALATE_INLINE_BYTES = 4_000_000
 
 
 def on_end(core: Core, event: HookEvent, holdout: bool | None) -> Reply:
-    hooks = work.hooks_of(core)
+    hooks = core.stores.hooks
     key = work.session_key(event.tool, event.session_id)
-    row = hooks.session(key)
+    row = hooks.session(core.workspace, key)
     if row is not None:
         recalled, changed = marked(core, event, row)
-        hooks.update_session(key, ended_at=core.now(), last_seen=core.now(), recalled=recalled,
+        hooks.update_session(core.workspace, key, ended_at=core.now(), last_seen=core.now(), recalled=recalled,
                              changed_files=changed)  # fmt: skip
     escalate_session(core, event)
     return Reply()
@@ -122,14 +122,14 @@ def on_end(core: Core, event: HookEvent, holdout: bool | None) -> Reply:
 
 def escalate_session(core: Core, event: HookEvent) -> None:
     """The session's decisions, the user's corrections and its outcome become graph facts."""
-    if core.db is None or core.settings is None or not event.session_id:
+    if not event.session_id:
         return
     path = Path(event.transcript_path) if event.transcript_path else None
     if path is not None and path.is_file() and path.stat().st_size > ESCALATE_INLINE_BYTES:
         return
-    from kenning.graph.escalate import at_session_end
+    from kenning.core.escalate import at_session_end
 
-    at_session_end(core.db, core.settings, core.clock, event.tool, event.session_id, event.transcript_path, event.cwd)
+    at_session_end(core, event.tool, event.session_id, event.transcript_path, event.cwd)
 
 
 HANDLERS = {"start": on_start, "pre_tool": on_tool, "post_tool": on_tool, "end": on_end}

@@ -1,7 +1,7 @@
 """The session hooks without the core: session start, prompts, the end of a turn, and a tool
 call that matches a lesson.
 
-Each works on a plain ``sqlite3`` connection (:mod:`kenning.store.sqlite.hook_rows`) and the
+Each works on a plain connection to the local store (:mod:`kenning.store.hotpath`) and the
 folder's prepared facts (:mod:`kenning.context.prepared`), and imports nothing heavier than
 that: the core's imports alone cost several times Python's own start on a busy machine. The
 few cases that need the core answer :data:`CORE` and the entry point hands them to
@@ -20,12 +20,13 @@ from kenning.context import asks, brief, notes
 from kenning.core import presence
 from kenning.core.holdout import by_hash
 from kenning.redacted import EMPTY
-from kenning.store.sqlite import hook_rows
 
 TYPE_CHECKING = False  # typing is left unimported on purpose (start-up time); mypy reads True
 if TYPE_CHECKING:
     import sqlite3
     from collections.abc import Callable
+
+    from kenning.store.hotpath import HotRows
 
     # (session key, column, text) -> True when a detached process will redact and write it
     Defer = Callable[[str, str, str], bool]
@@ -53,9 +54,9 @@ class Reply:
 class Hook:
     """One hook run: the event, the folder's facts, the store connection and the time."""
 
-    def __init__(self, conn: sqlite3.Connection, where: Where, event: HookEvent, *, home: str, now: float,
+    def __init__(self, rows: HotRows, where: Where, event: HookEvent, *, home: str, now: float,
                  forced: bool | None, defer: Defer | None = None) -> None:  # fmt: skip
-        self.conn, self.where, self.event, self.home = conn, where, event, home
+        self.rows, self.where, self.event, self.home = rows, where, event, home
         self.now, self.now_iso, self.forced = now, isotime.iso(now), forced
         self.key = f"{event.tool}:{event.session_id}"
         # Redaction costs more to import than this hook's budget: the words a session said
@@ -75,22 +76,23 @@ class Hook:
         """The session's row, registered on first sight (its holdout group decided then: a
         forced group from the entry point wins, and is recorded); CORE when a task started in
         this folder waits for its session (the core claims it)."""
-        conn, event, where = self.conn, self.event, self.where
-        row = hook_rows.session(conn, self.key)
+        rows, event, where = self.rows, self.event, self.where
+        ws = where.workspace
+        row = rows.session(ws, self.key)
         if row is None:
             since = isotime.iso(self.now - presence.TASK_CLAIM_SECONDS)
-            if event.cwd and hook_rows.unclaimed_task(conn, where.workspace, event.cwd, since) is not None:
+            if event.cwd and rows.unclaimed_task(ws, event.cwd, since) is not None:
                 return CORE
             group = self.forced if self.forced is not None else by_hash(event.session_id)
-            with hook_rows.transaction(conn):
-                hook_rows.add_session(conn, self.key, event.tool, where.workspace, where.project, where.branch(),
-                                      event.cwd, self.now_iso, group, None)  # fmt: skip
-            row = hook_rows.session(conn, self.key)
+            with rows.transaction():
+                rows.add_session(self.key, event.tool, ws, where.project, where.branch(), event.cwd, self.now_iso,
+                                 group, None)  # fmt: skip
+            row = rows.session(ws, self.key)
             if row is None:  # pragma: no cover - inserted just above
                 raise RuntimeError(f"session {self.key} was not registered")
         elif self.forced is not None and bool(row["holdout"]) != self.forced:
-            hook_rows.update_session(conn, self.key, {"holdout": self.forced})
-            row = hook_rows.session(conn, self.key)
+            rows.update_session(ws, self.key, {"holdout": self.forced})
+            row = rows.session(ws, self.key)
             assert row is not None
         return row
 
@@ -109,8 +111,9 @@ class Hook:
         if isinstance(row, str) or row["task_id"] is not None:
             return CORE  # a session started from a task gets its card
         branch = self.where.branch()
-        hook_rows.update_session(self.conn, self.key, {"last_seen": self.now_iso, "branch": branch, "ended_at": None})
-        parts = brief.gather(self.conn, self.where, branch, self.key, self.now)
+        self.rows.update_session(self.where.workspace, self.key,
+                                 {"last_seen": self.now_iso, "branch": branch, "ended_at": None})  # fmt: skip
+        parts = brief.gather(self.rows, self.where, branch, self.key, self.now)
         text = brief.compose(parts, holdout=bool(row["holdout"]))
         if wakeup and self.where.wakeup:
             text = f"{text}\n\n{self.where.wakeup}"
@@ -126,7 +129,7 @@ class Hook:
 
         refs = refs_in(text)
         if refs:
-            hook_rows.add_deliveries(self.conn, self.where.workspace, self.key, channel, refs, self.where.project,
+            self.rows.add_deliveries(self.where.workspace, self.key, channel, refs, self.where.project,
                                      self.event.tool, self.now_iso)  # fmt: skip
 
     def prompt(self) -> Reply | str:
@@ -140,15 +143,15 @@ class Hook:
             fields["first_prompt_at"] = self.now_iso
             self.words(fields, "opening", prompt)
         where, parts = self.where, []
-        with hook_rows.transaction(self.conn):
-            hook_rows.update_session(self.conn, self.key, fields)
+        with self.rows.transaction():
+            self.rows.update_session(where.workspace, self.key, fields)
             if first and row["task_id"] is None and not row["holdout"]:
                 parts.append(asks.RECALL_ASK)
-                why = asks.tidy_reason(self.conn, where.workspace, where.project, self.now)
+                why = asks.tidy_reason(self.rows, where.workspace, where.project, self.now)
                 if why:
                     parts.append(asks.TIDY_ASK.format(why=why))
-                    hook_rows.set_ask(self.conn, where.workspace, where.project, "tidy", self.now_iso, self.key)
-            noted = notes.build(self.conn, where, row, prompt, where.branch(), self.now)
+                    self.rows.set_ask(where.workspace, where.project, "tidy", self.now_iso, self.key)
+            noted = notes.build(self.rows, where, row, prompt, where.branch(), self.now)
             self.delivered("note", "\n".join(noted))
             parts.extend(noted)
         return Reply(context="\n".join(parts))
@@ -164,7 +167,7 @@ class Hook:
         ask = ask and row["task_id"] is None and not row["holdout"] and changed
         if ask:
             fields["stop_asked"] = True
-        hook_rows.update_session(self.conn, self.key, fields)
+        self.rows.update_session(self.where.workspace, self.key, fields)
         return Reply(send_back=asks.STOP_ASK) if ask else Reply()
 
     def lessons(self, entries: list[tuple[str, str, str, str, str, int, str]]) -> Reply | str:
@@ -173,7 +176,7 @@ class Hook:
         held once with them when the hook runs before it."""
         from kenning.core import matching, wording
 
-        event, where, conn = self.event, self.where, self.conn
+        event, where, rows = self.event, self.where, self.rows
         row = self.session()
         if isinstance(row, str):
             return CORE
@@ -195,26 +198,25 @@ class Hook:
                 citing.add(ref)
                 if ref not in order:
                     order.append(ref)
-        given = hook_rows.shown(conn, self.key, "lesson")
+        given = rows.shown(self.key, "lesson")
         fresh = [ref for ref in order if ref not in given]
         if not fresh:
             return Reply()
         places = [where.project, *([where.group] if where.group else [])]
-        rows = hook_rows.deliverable(conn, where.workspace, fresh, places)
+        found = rows.deliverable(where.workspace, fresh, places)
         # Only lessons fire on a trigger; a decision arrives when it cites the touched file.
-        fresh = [ref for ref in fresh if ref in rows and (rows[ref]["kind"] == "lesson" or ref in citing)]
+        fresh = [ref for ref in fresh if ref in found and (found[ref]["kind"] == "lesson" or ref in citing)]
         if not fresh:
             return Reply()
-        if hook_rows.ready_rules(conn, where.workspace, where.project):
+        if rows.ready_rules(where.workspace, where.project):
             return CORE  # the user's rules decide what is given out; they need the memory model
         chosen = fresh[:PER_CALL]
-        with hook_rows.transaction(conn):
-            hook_rows.mark_shown(conn, self.key, "lesson", chosen, self.now_iso)
-            hook_rows.add_deliveries(conn, where.workspace, self.key, "lesson", chosen, where.project, event.tool,
-                                     self.now_iso)  # fmt: skip
+        with rows.transaction():
+            rows.mark_shown(self.key, "lesson", chosen, self.now_iso)
+            rows.add_deliveries(where.workspace, self.key, "lesson", chosen, where.project, event.tool, self.now_iso)
         lines = [LESSONS_HEAD]
         for ref in chosen:
-            m = rows[ref]
+            m = found[ref]
             lines.append("- " + wording.line(ref, m["kind"], m["text"], reason=m["reason"], source_ref=m["source_ref"],
                                              origin=str(m["origin"]), limit=400))  # fmt: skip
         text = "\n".join(lines)

@@ -31,12 +31,12 @@ from kenning.hooks import events, fast, output, runlog
 
 TYPE_CHECKING = False  # typing and pathlib are left unimported on purpose (start-up time)
 if TYPE_CHECKING:
-    import sqlite3
     from collections.abc import Mapping
 
     from kenning.context.prepared import Where
     from kenning.core.service import Core
     from kenning.hooks.hot import Reply
+    from kenning.store.hotpath import HotRows
 
     Env = Mapping[str, str]
 
@@ -106,12 +106,11 @@ class Runner:
         from kenning.clock import FixedClock, SystemClock, from_iso
         from kenning.config import Settings
         from kenning.core.service import Core
-        from kenning.store.sqlite.schema import open_database
 
         fixed = self.env.get("KENNING_NOW", "").strip()
         clock = FixedClock(from_iso(fixed)) if fixed else SystemClock()
         settings = Settings(home=Path(self.home), workspace=self.workspace)
-        return Core.over(open_database(settings.db_path, busy_timeout_ms=STORE_WAIT_MS), settings, clock)
+        return Core.open(settings, clock, busy_timeout_ms=STORE_WAIT_MS)
 
     @property
     def workspace(self) -> str:
@@ -138,7 +137,7 @@ class Runner:
         holdout = self.forced if self.forced is not None else by_hash(event.session_id)
         if holdout:
             return []
-        data = fast.load(self.home, self.db_path)
+        data = fast.load(self.home, self.db_path, self.workspace)
         return fast.candidates(data, event.call_kind, event.command, event.paths)
 
     def wakeup_on(self, project: str) -> bool:
@@ -166,7 +165,7 @@ class Runner:
         otherwise (a first start), and for what only the core can do."""
         from kenning.context import prepared
         from kenning.hooks import hot
-        from kenning.store.sqlite import hook_rows
+        from kenning.store import hotpath
 
         now = self.now()
         max_age = prepared.MAX_AGE if event.kind == "start" else prepared.IDENTITY_MAX_AGE
@@ -174,29 +173,30 @@ class Runner:
         wakeup = event.kind == "start" and where is not None and self.wakeup_on(where.project)
         if wakeup and where is not None and where.wakeup is None:
             where = None  # asked for since the facts were prepared
-        plain = hook_rows.connect(self.db_path, STORE_WAIT_MS)
-        conn, core = plain, None
+        opened: list[HotRows] = []  # every plain connection this run opened, closed at the end
+        rows = hotpath.connect(self.db_path, STORE_WAIT_MS)
+        if rows is not None:
+            opened.append(rows)
+        core = None
         try:
-            if where is None and conn is not None:
+            if where is None and rows is not None:
                 # A first start in the folder (or after a pause): git and the scopes table.
-                where = self.light_facts(conn, event)
-            if where is None or conn is None:  # no store yet, or the wake-up bundle: the core
+                where = self.light_facts(rows, event)
+            if where is None or rows is None:  # no store yet, or the wake-up bundle: the core
                 core = self.core()
                 where = prepared.compute(core, event.cwd, self.wakeup_on)
                 prepared.save(self.home, where)
-                conn = self.conn_of(core)
+                rows = rows or self.rows_after(core, opened)
             wakeup = event.kind == "start" and self.wakeup_on(where.project)
-            reply = self.hot_once(event, entries, conn, where, now, wakeup)
+            reply = self.hot_once(event, entries, rows, where, now, wakeup)
             if reply is None:  # the store's schema is behind: the full open migrates it
                 core = core or self.core()
-                conn = self.conn_of(core)
-                reply = self.hot_once(event, entries, conn, where, now, wakeup)
+                reply = self.hot_once(event, entries, rows, where, now, wakeup)
             if not isinstance(reply, hot.Reply):  # it needs the core (hot.CORE)
                 core = core or self.core()
-                reply = self.core_reply(core, event)
-                conn = self.conn_of(core)
-            done = conn
-            fast.after_writes(self.home, self.db_path, lambda: hook_rows.lesson_stamp(done))
+                reply = self.core_reply(core, event, rows)
+            done = rows
+            fast.after_writes(self.home, self.db_path, done.lesson_stamp)
             # Keep the prepared facts young: every start, and a prompt once they are old.
             if event.cwd and (event.kind == "start" or (event.kind == "prompt"
                                                         and time.time() - where.written > REFRESH_EVERY)):
@@ -204,38 +204,39 @@ class Runner:
             return reply
         finally:
             # The hook process leaves without closing (main(): os._exit); tests close.
-            if self.close and plain is not None:
-                plain.close()
-            if self.close and core is not None:
-                core.close()
+            if self.close:
+                for each in opened:
+                    each.close()
+                if core is not None:
+                    core.close()
 
-    def light_facts(self, conn: sqlite3.Connection, event: events.HookEvent) -> Where | None:
+    def light_facts(self, rows: HotRows, event: events.HookEvent) -> Where | None:
         """The folder's facts from git and the scopes table (no core), saved for the next hooks;
         None when they would not do: the project starts with the wake-up bundle, or the store's
         scopes table cannot be read."""
-        import sqlite3
-
         from kenning.context import prepared
+        from kenning.store import hotpath
 
         if not event.cwd:
             return None
         try:
-            where = prepared.compute_light(conn, self.workspace, event.cwd)
-        except sqlite3.OperationalError:
-            return None
+            where = prepared.compute_light(rows, self.workspace, event.cwd)
+        except Exception as error:
+            if hotpath.schema_behind(error):
+                return None
+            raise
         if event.kind == "start" and self.wakeup_on(where.project):
             return None
         prepared.save(self.home, where)
         return where
 
-    def hot_once(self, event: events.HookEvent, entries: list[fast.Entry], conn: sqlite3.Connection,
+    def hot_once(self, event: events.HookEvent, entries: list[fast.Entry], rows: HotRows,
                  where: Where, now: float, wakeup: bool) -> Reply | str | None:  # fmt: skip
         """One try of the hot path; None when the schema lacks a table or column it reads."""
-        import sqlite3
-
         from kenning.hooks import hot
+        from kenning.store import hotpath
 
-        hook = hot.Hook(conn, where, event, home=self.home, now=now, forced=self.forced, defer=self.write_later)
+        hook = hot.Hook(rows, where, event, home=self.home, now=now, forced=self.forced, defer=self.write_later)
         try:
             if event.kind == "start":
                 return hook.start(wakeup)
@@ -244,17 +245,22 @@ class Runner:
             if event.kind == "stop":
                 return hook.stop()
             return hook.lessons(entries)
-        except sqlite3.OperationalError as error:
-            if "no such" in str(error):  # no such table / column: an older schema
+        except Exception as error:
+            if hotpath.schema_behind(error):  # no such table / column: an older schema
                 return None
             raise
 
-    def conn_of(self, core: Core) -> sqlite3.Connection:
-        if core.db is None:  # pragma: no cover - the hook's core is always SQLite-backed
-            raise RuntimeError("the hook's core has no SQLite store")
-        return core.db.conn
+    def rows_after(self, core: Core, opened: list[HotRows]) -> HotRows:
+        """A plain connection to the store the core just created (and migrated)."""
+        from kenning.store import hotpath
 
-    def core_reply(self, core: Core, event: events.HookEvent) -> Reply:
+        rows = hotpath.connect(self.db_path, STORE_WAIT_MS)
+        if rows is None:  # pragma: no cover - the core's open created the file
+            raise RuntimeError(f"no store at {self.db_path} after opening it")
+        opened.append(rows)
+        return rows
+
+    def core_reply(self, core: Core, event: events.HookEvent, rows: HotRows) -> Reply:
         """What only the core does: a session started from a task (its card), claiming a
         waiting task, lessons under the user's rules. Anything else runs hot over the core's
         connection once the session is claimed."""
@@ -266,7 +272,7 @@ class Runner:
             return hot.Reply(done.context, done.send_back, done.hold)
         handlers.claim(core, event, self.forced)
         where = prepared.compute(core, event.cwd, self.wakeup_on)
-        reply = self.hot_once(event, [], self.conn_of(core), where, self.now(), False)
+        reply = self.hot_once(event, [], rows, where, self.now(), False)
         if not isinstance(reply, hot.Reply):  # pragma: no cover - the session exists now
             raise RuntimeError(f"the {event.kind} hook still needs the core")
         return reply
@@ -277,10 +283,7 @@ class Runner:
         core = self.core()
         try:
             done = handlers.handle(core, event, self.forced)
-            if core.db is not None:
-                from kenning.store.sqlite.hooks_store import HookStore
-
-                fast.after_writes(self.home, self.db_path, HookStore(core.db).lesson_stamp)
+            fast.after_writes(self.home, self.db_path, lambda: core.stores.hooks.lesson_stamp(core.workspace))
         finally:
             if self.close:
                 core.close()
@@ -320,18 +323,18 @@ class Runner:
     def write_words(self, key: str, column: str, text: str) -> None:
         """The detached writer's work: one session's words, redacted, into its row."""
         from kenning.core.presence import session_words
-        from kenning.store.sqlite import hook_rows
+        from kenning.store import hotpath
 
         if column not in ("opening", "last_message"):
             raise ValueError(f"not a words column: {column!r}")
-        conn = hook_rows.connect(self.db_path, WORDS_WAIT_MS)
-        if conn is None:
+        rows = hotpath.connect(self.db_path, WORDS_WAIT_MS)
+        if rows is None:
             return
         try:
-            with hook_rows.transaction(conn):
-                hook_rows.update_session(conn, key, {column: session_words(text)})
+            with rows.transaction():
+                rows.update_session(self.workspace, key, {column: session_words(text)})
         finally:
-            conn.close()
+            rows.close()
 
     def refresh(self, cwd: str) -> None:
         """The detached refresh: the folder's prepared facts first (the next hooks need them),

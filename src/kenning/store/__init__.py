@@ -1,1 +1,27 @@
-"""Storage: the :class:`~kenning.store.protocol.Store` protocol and its backends."""
+"""Storage: one protocol per store (:mod:`kenning.store.protocol`), bundled as
+:class:`~kenning.store.protocol.Stores`, and the backends that implement them (``sqlite``).
+
+:func:`open_stores` is how an entry point gets its stores; nothing above this package imports a
+backend. Kept free of imports at module level: the hooks' fast path imports modules under it.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # typing is left unimported on purpose (the hooks import this package)
+if TYPE_CHECKING:
+    from kenning.config import Settings
+    from kenning.store.protocol import Stores
+
+# How long a connection waits for another process's write lock before it gives up (SQLite).
+# Hooks pass a much shorter one: a tool call must never wait out the agent's own hook timeout.
+BUSY_TIMEOUT_MS = 10_000
+
+
+def open_stores(settings: Settings, *, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> Stores:
+    """The stores ``settings`` name, opened and migrated: the SQLite file in the data folder.
+
+    ``busy_timeout_ms`` bounds every wait for another process's lock.
+    """
+    from kenning.store.sqlite.stores import open_sqlite
+
+    return open_sqlite(settings.db_path, busy_timeout_ms=busy_timeout_ms)

@@ -13,9 +13,8 @@ from kenning.context import resume as resume_mod
 from kenning.context import wakeup
 from kenning.core import notes
 from kenning.graph import facts
-from kenning.mcp.kit import AppContext, Cwd, Session, Source, Strict, add_tool, app_of, guarded, place, writer
+from kenning.mcp.kit import Cwd, Session, Source, Strict, add_tool, app_of, guarded, place, writer
 from kenning.quoting import as_data
-from kenning.store.sqlite.db import Database
 
 Name = Annotated[str, Field(min_length=1, max_length=200, description="A project, tool, person or other named thing.")]
 Predicate = Annotated[str, Field(min_length=1, max_length=60, description="A short verb: uses, depends_on, decided.")]
@@ -68,12 +67,6 @@ class ResumeOut(Strict):
     state: dict[str, Any]
 
 
-def _db(app: AppContext) -> Database:
-    db = app.core.db
-    assert db is not None
-    return db
-
-
 def kg_query(
     ctx: Context,
     entity: Name,
@@ -87,7 +80,7 @@ def kg_query(
     valid_to). Each fact has an id (f:N)."""
     app = app_of(ctx)
     with guarded(app):
-        rows = facts.query(_db(app), app.core.workspace, entity, predicate=predicate, as_of=as_of or None,
+        rows = facts.query(app.core.stores.graph, app.core.workspace, entity, predicate=predicate, as_of=as_of or None,
                            direction=direction, limit=limit)
     return FactsOut(facts=[facts.as_dict(f) for f in rows], note="" if rows else f"no facts about {entity}")
 
@@ -111,7 +104,7 @@ def kg_add(
     app = app_of(ctx)
     with guarded(app):
         where = place(app, cwd)
-        result = facts.add(_db(app), app.core.clock, where.workspace, subject, predicate, object,
+        result = facts.add(app.core.stores.graph, app.core.clock, where.workspace, subject, predicate, object,
                            project=where.project, object_kind="text" if object_is_text else "entity",
                            valid_from=valid_from or None, confidence=confidence, origin="asserted",
                            session=session, person=writer(ctx, source), replace=replace)
@@ -122,7 +115,7 @@ def kg_timeline(ctx: Context, entity: Name) -> FactsOut:
     """Every fact about an entity, oldest first, with the window each held in."""
     app = app_of(ctx)
     with guarded(app):
-        rows = facts.timeline(_db(app), app.core.workspace, entity)
+        rows = facts.timeline(app.core.stores.graph, app.core.workspace, entity)
     return FactsOut(facts=[facts.as_dict(f) for f in rows])
 
 
@@ -200,7 +193,7 @@ def wake_up(ctx: Context, cwd: Cwd = None) -> WakeUpOut:
     (c:N chunk, f:N fact). Under 2,000 characters."""
     app = app_of(ctx)
     with guarded(app):
-        bundle = wakeup.build(_db(app), app.settings, place(app, cwd))
+        bundle = wakeup.build(app.core.stores, app.settings, place(app, cwd))
     return WakeUpOut(text=bundle.render(), identity=bundle.identity, decisions=bundle.decisions,
                      chunks=bundle.chunks, facts=bundle.facts)
 
@@ -214,7 +207,7 @@ def smart_resume(
     was done, what is open (todo items, an unanswered ask, failing commands), files changed."""
     app = app_of(ctx)
     with guarded(app):
-        state = resume_mod.resume(_db(app), place(app, cwd), session)
+        state = resume_mod.resume(app.core.stores.capture, place(app, cwd), session)
     return ResumeOut(text=resume_mod.render(state), state=state.to_dict())
 
 

@@ -267,12 +267,12 @@ def get_memory(
             except Exception:
                 unknown.append(raw)
                 continue
-            memory = core.store.get(ref)
+            memory = core.store.get(core.workspace, ref)
             if memory is None or withheld(memory):
                 unknown.append(raw)  # a withheld memory is not admitted to exist
                 continue
             hist = core.history(ref)
-            uses = core.store.uses(ref)
+            uses = core.store.uses(core.workspace, ref)
             out.append({
                 **shown(memory, now),
                 "history": {
@@ -334,7 +334,7 @@ def propose_memory_change(
     with guarded(app):
         where = place(app, cwd)
         for raw in refs:
-            memory = app.core.store.get(normalize_ref(raw))
+            memory = app.core.store.get(app.core.workspace, normalize_ref(raw))
             if memory is not None and withheld(memory):
                 raise ToolError(f"{raw} is not a memory of this project. Propose changes only for refs you were given")
             if memory is not None and memory.status is not Status.ACTIVE:

@@ -47,8 +47,7 @@ def search_sessions(
     with guarded(app):
         where = place(app, cwd)
         project = "" if all_projects or where.project == PERSONAL_SCOPE else where.project
-        assert app.core.db is not None
-        hits = capture.search(app.core.db, query, workspace=app.core.workspace, project=project, tool=tool,
+        hits = capture.search(app.core.stores.capture, app.core.workspace, query, project=project, tool=tool,
                               type=type, since=since, until=until, limit=limit, now=app.core.now())  # fmt: skip
     return SearchOut(query=query, hits=[h.to_dict() for h in hits],
                      note="" if hits else "no captured session holds those words (run `kenning sessions sync` to capture new ones)")  # fmt: skip
@@ -60,8 +59,7 @@ def show_session(
     """A captured session turn by turn (redacted): who said what, tool calls, files."""
     app = app_of(ctx)
     with guarded(app):
-        assert app.core.db is not None
-        found = capture.show(app.core.db, session, limit=limit)
+        found = capture.show(app.core.stores.capture, app.core.workspace, session, limit=limit)
     return SessionOut(session=found["session"], turns=found["turns"])
 
 
@@ -74,8 +72,7 @@ def session_context(
     """The turns around a search_sessions hit, to read it in its place."""
     app = app_of(ctx)
     with guarded(app):
-        assert app.core.db is not None
-        found = capture.context(app.core.db, session, chunk, radius=radius)
+        found = capture.context(app.core.stores.capture, app.core.workspace, session, chunk, radius=radius)
     return SessionOut(session=found["session"], turns=found["turns"], chunk=found["chunk"], turn=found["turn"])
 
 

@@ -56,7 +56,7 @@ def get_agent_run(
     when you were started for a task; `recall` for anything more."""
     app = app_of(ctx)
     with guarded(app):
-        found = work.hooks_of(app.core).task(task)
+        found = app.core.stores.work.task(app.core.workspace, task)
         if found is None or found.workspace != app.core.workspace:
             raise NotFound(f"task {task} does not exist", fix="ask the user for the task number")
         where = app.core.place(Path(found.cwd)) if found.cwd and Path(found.cwd).is_dir() else place(app, cwd)

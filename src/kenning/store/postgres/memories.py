@@ -15,6 +15,7 @@ from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
+from kenning.clock import to_iso
 from kenning.model import (
     Citation,
     DecisionDoc,
@@ -41,7 +42,9 @@ from kenning.store.protocol import (
     MemoryFilter,
     ScopeRow,
     SessionWrites,
+    TidyCounts,
     Tombstone,
+    TriggerRow,
     UseRow,
 )
 
@@ -228,21 +231,16 @@ class PostgresMemoryStore:
                 # A memory moved to another workspace took its terms row along (ON UPDATE CASCADE).
                 memory_search.index_add(cur, self._pending(), memory.workspace, row["id"], _term_values(memory), insert=False)
 
-    def get(self, ref: str) -> Memory | None:
-        mine, bound = self._mine()
-        row = self.db.one(
-            f"SELECT * FROM memories WHERE ref = %(ref)s{mine} ORDER BY workspace LIMIT 1", {"ref": ref, **bound}
-        )
+    def get(self, workspace: str, ref: str) -> Memory | None:
+        row = self.db.one("SELECT * FROM memories WHERE workspace = %s AND ref = %s", (workspace, ref),
+                          workspace=workspace)  # fmt: skip
         return _row_to_memory(row) if row else None
 
-    def get_many(self, refs: Sequence[str]) -> list[Memory]:
+    def get_many(self, workspace: str, refs: Sequence[str]) -> list[Memory]:
         if not refs:
             return []
-        mine, bound = self._mine()
-        rows = self.db.query(
-            f"SELECT * FROM memories WHERE ref = ANY(%(refs)s){mine} ORDER BY workspace DESC",
-            {"refs": list(refs), **bound},
-        )
+        rows = self.db.query("SELECT * FROM memories WHERE workspace = %s AND ref = ANY(%s)", (workspace, list(refs)),
+                             workspace=workspace)  # fmt: skip
         by_ref = {r["ref"]: _row_to_memory(r) for r in rows}
         return [by_ref[r] for r in refs if r in by_ref]
 
@@ -296,8 +294,10 @@ class PostgresMemoryStore:
             clauses.append(f"{p}created_at < %(f_idle)s AND {p}confirmed_at < %(f_idle)s AND ({p}last_used_at IS NULL"
                            f" OR {p}last_used_at < %(f_idle)s) AND NOT {p}pinned AND NOT {p}index_pinned")  # fmt: skip
             params["f_idle"] = flt.idle_before
-        if flt.pinned:
+        if flt.pinned is True:
             clauses.append(f"({p}pinned OR {p}index_pinned)")
+        elif flt.pinned is False:
+            clauses.append(f"NOT {p}pinned AND NOT {p}index_pinned")
         if flt.used_since is not None:
             clauses.append(f"{p}last_used_at >= %(f_used)s")
             params["f_used"] = flt.used_since
@@ -414,80 +414,82 @@ class PostgresMemoryStore:
             hits.append(Hit(_row_to_memory(by_id[c.id]), c.score, frozenset(freqs.keys() & asked), freqs, length))
         return hits
 
-    def index_stats(self, terms: Sequence[str]) -> IndexStats:
+    # The statistics are those of the index this connection sees (every workspace for the
+    # owner, as SQLite's one file; the bound workspace's under row-level security).
+    def index_stats(self, workspace: str, terms: Sequence[str]) -> IndexStats:
         stats = self._stats(sorted(set(terms)))
         return IndexStats(stats.docs, stats.avgdl, stats.df)
 
-    def doc_freq(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
+    def doc_freq(self, workspace: str, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
         stats = self._stats(sorted(set(terms)))
         return stats.docs, stats.df
 
-    def terms_with_prefix(self, prefix: str, limit: int) -> list[str]:
+    def terms_with_prefix(self, workspace: str, prefix: str, limit: int) -> list[str]:
         """Indexed terms that start with ``prefix`` (a range over the term table's key)."""
         with self._reading() as cur:
             return memory_search.terms_with_prefix(cur, self.db.workspace, prefix, limit)
 
-    def mark_recalled(self, refs: Sequence[str]) -> None:
+    def mark_recalled(self, workspace: str, refs: Sequence[str]) -> None:
         if refs:
-            mine, bound = self._mine()
+            mine, bound = " AND workspace = %(ws)s", {"ws": workspace}
             # A recall count lost in a crash costs nothing; waiting for the disk on every
             # recall would cost each one a flush of the write-ahead log.
-            with self.db.unflushed_commit() as cur:
+            with self.db.unflushed_commit(workspace) as cur:
                 cur.execute(
                     f"UPDATE memories SET recalled = recalled + 1 WHERE ref = ANY(%(refs)s){mine}".encode(),
                     {"refs": list(refs), **bound},
                 )
 
     # -- history and use ----------------------------------------------------------------
-    def add_event(self, event: MemoryEvent) -> None:
-        mine, bound = self._mine()
-        added = self.db.execute(
+    def add_event(self, workspace: str, event: MemoryEvent) -> None:
+        """Record an event of a memory of ``workspace`` (none is written for a ref it does not hold)."""
+        self.db.execute(
             "INSERT INTO memory_events (workspace, ref, at, event, detail, other_ref)"
             " SELECT workspace, ref, %(at)s, %(event)s, %(detail)s, %(other)s FROM memories"
-            f" WHERE ref = %(ref)s{mine} ORDER BY workspace LIMIT 1",
+            " WHERE workspace = %(ws)s AND ref = %(ref)s",
             {"at": event.at, "event": event.event, "detail": ensure(event.detail), "other": event.other_ref,
-             "ref": event.ref, **bound},
+             "ref": event.ref, "ws": workspace}, workspace=workspace,
         )  # fmt: skip
-        if not added:
-            raise KeyError(event.ref)
 
-    def events(self, ref: str) -> list[MemoryEvent]:
-        mine, bound = self._mine()
-        rows = self.db.query(
-            f"SELECT * FROM memory_events WHERE ref = %(ref)s{mine} ORDER BY at, id", {"ref": ref, **bound}
-        )
+    def events(self, workspace: str, ref: str) -> list[MemoryEvent]:
+        rows = self.db.query("SELECT * FROM memory_events WHERE workspace = %s AND ref = %s ORDER BY at, id",
+                             (workspace, ref), workspace=workspace)  # fmt: skip
         return [MemoryEvent(r["ref"], _utc(r["at"]), r["event"], r["detail"], r["other_ref"]) for r in rows]
 
-    def add_use(self, use: UseRow) -> None:
-        mine, bound = self._mine()
-        added = self.db.execute(
+    def add_use(self, workspace: str, use: UseRow) -> None:
+        """Record a use of a memory of ``workspace`` (none is written for a ref it does not hold)."""
+        self.db.execute(
             "INSERT INTO memory_uses (workspace, ref, session, tool, branch, at)"
             " SELECT workspace, ref, %(session)s, %(tool)s, %(branch)s, %(at)s FROM memories"
-            f" WHERE ref = %(ref)s{mine} ORDER BY workspace LIMIT 1",
+            " WHERE workspace = %(ws)s AND ref = %(ref)s",
             {"session": ensure(use.session), "tool": ensure(use.tool), "branch": ensure(use.branch), "at": use.at,
-             "ref": use.ref, **bound},
+             "ref": use.ref, "ws": workspace}, workspace=workspace,
         )  # fmt: skip
-        if not added:
-            raise KeyError(use.ref)
 
     @staticmethod
     def _uses(rows: list[Row]) -> list[UseRow]:
         return [UseRow(r["ref"], r["session"], r["tool"], r["branch"], _utc(r["at"])) for r in rows]
 
-    def uses(self, ref: str) -> list[UseRow]:
-        mine, bound = self._mine()
-        return self._uses(
-            self.db.query(f"SELECT * FROM memory_uses WHERE ref = %(ref)s{mine} ORDER BY at, id", {"ref": ref, **bound})
-        )
+    def uses(self, workspace: str, ref: str) -> list[UseRow]:
+        return self._uses(self.db.query("SELECT * FROM memory_uses WHERE workspace = %s AND ref = %s ORDER BY at, id",
+                                        (workspace, ref), workspace=workspace))  # fmt: skip
 
-    def uses_in_session(self, session: str) -> list[UseRow]:
-        mine, bound = self._mine()
-        return self._uses(
-            self.db.query(
-                f"SELECT * FROM memory_uses WHERE session = %(session)s{mine} ORDER BY at, id",
-                {"session": session, **bound},
-            )
-        )
+    def uses_in_session(self, workspace: str, session: str) -> list[UseRow]:
+        return self._uses(self.db.query(
+            "SELECT * FROM memory_uses WHERE workspace = %s AND session = %s ORDER BY at, id", (workspace, session),
+            workspace=workspace))  # fmt: skip
+
+    def all_uses(self, workspace: str) -> list[UseRow]:
+        return self._uses(self.db.query("SELECT * FROM memory_uses WHERE workspace = %s ORDER BY at, id", (workspace,),
+                                        workspace=workspace))  # fmt: skip
+
+    def use_sessions(self, workspace: str, refs: Sequence[str]) -> dict[str, int]:
+        if not refs:
+            return {}
+        rows = self.db.query(
+            "SELECT ref, count(DISTINCT session) AS n FROM memory_uses WHERE workspace = %s AND ref = ANY(%s)"
+            " AND session != '' GROUP BY ref", (workspace, list(refs)), workspace=workspace)  # fmt: skip
+        return {r["ref"]: int(r["n"]) for r in rows}
 
     def uses_since(self, workspace: str, since: datetime, until: datetime | None = None) -> list[UseRow]:
         window = " AND at < %(until)s" if until is not None else ""
@@ -577,18 +579,26 @@ class PostgresMemoryStore:
         )
         return _row_to_doc(row) if row else None
 
-    def decision_doc_by_id(self, doc_id: int) -> DecisionDoc | None:
-        mine, bound = self._mine()
-        row = self.db.one(f"SELECT * FROM decision_docs WHERE id = %(id)s{mine}", {"id": doc_id, **bound})
+    def decision_doc_by_id(self, workspace: str, doc_id: int) -> DecisionDoc | None:
+        row = self.db.one("SELECT * FROM decision_docs WHERE workspace = %s AND id = %s", (workspace, doc_id),
+                          workspace=workspace)  # fmt: skip
         return _row_to_doc(row) if row else None
 
-    def decision_doc_for(self, ref: str) -> DecisionDoc | None:
-        mine, bound = self._mine()
-        row = self.db.one(
-            f"SELECT * FROM decision_docs WHERE memory_ref = %(ref)s{mine} ORDER BY id DESC LIMIT 1",
-            {"ref": ref, **bound},
-        )
+    def decision_doc_for(self, workspace: str, ref: str) -> DecisionDoc | None:
+        row = self.db.one("SELECT * FROM decision_docs WHERE workspace = %s AND memory_ref = %s ORDER BY id DESC LIMIT 1",
+                          (workspace, ref), workspace=workspace)  # fmt: skip
         return _row_to_doc(row) if row else None
+
+    def outcomes(self, workspace: str, refs: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        if not refs:
+            return {}
+        rows = self.db.query("SELECT memory_ref, outcome FROM decision_docs WHERE workspace = %s AND memory_ref = ANY(%s)"
+                             " ORDER BY id", (workspace, list(refs)), workspace=workspace)  # fmt: skip
+        found: dict[str, tuple[str, ...]] = {}
+        for r in rows:
+            outcome = r["outcome"] if isinstance(r["outcome"], list) else json.loads(r["outcome"])
+            found[r["memory_ref"]] = found.get(r["memory_ref"], ()) + tuple(stored(line) for line in outcome)
+        return found
 
     def decision_docs(self, workspace: str, scopes: Sequence[str]) -> list[DecisionDoc]:
         rows = self.db.query(
@@ -610,10 +620,35 @@ class PostgresMemoryStore:
         assert row is not None
         return _row_to_review(row)
 
-    def review(self, review_id: int) -> ReviewItem | None:
-        mine, bound = self._mine()
-        row = self.db.one(f"SELECT * FROM reviews WHERE id = %(id)s{mine}", {"id": review_id, **bound})
+    def review(self, workspace: str, review_id: int) -> ReviewItem | None:
+        row = self.db.one("SELECT * FROM reviews WHERE workspace = %s AND id = %s", (workspace, review_id),
+                          workspace=workspace)  # fmt: skip
         return _row_to_review(row) if row else None
+
+    def open_reviews(self, workspace: str, scope: str) -> int:
+        row = self.db.one("SELECT count(*) AS n FROM reviews WHERE workspace = %s AND scope = %s AND resolved_at IS NULL",
+                          (workspace, scope), workspace=workspace)  # fmt: skip
+        return int(row["n"]) if row else 0
+
+    # -- what the hooks deliver -----------------------------------------------------------
+    def trigger_rows(self, workspace: str) -> list[TriggerRow]:
+        rows = self.db.query(
+            "SELECT ref, trigger, source_ref, kind, workspace, scope, created_at, id FROM memories"
+            " WHERE workspace = %s AND status = 'active' AND NOT hidden AND NOT held AND citation != 'gone'"
+            " AND (trigger IS NOT NULL OR (source_ref != '' AND kind IN ('lesson', 'decision'))) ORDER BY id",
+            (workspace,), workspace=workspace)  # fmt: skip
+        return [TriggerRow(r["ref"], r["trigger"], r["source_ref"], Kind(r["kind"]), r["workspace"], r["scope"],
+                           to_iso(_utc(r["created_at"])), int(r["id"])) for r in rows]  # fmt: skip
+
+    def tidy_counts(self, workspace: str, scope: str, rest_cutoff: datetime) -> TidyCounts:
+        row = self.db.one(
+            "SELECT count(*) FILTER (WHERE kind = 'preference' OR pinned OR index_pinned OR created_at >= %(cut)s"
+            " OR confirmed_at >= %(cut)s OR coalesce(last_used_at >= %(cut)s, false)) AS awake,"
+            " count(*) FILTER (WHERE kind IN ('preference', 'decision')) AS pd,"
+            " count(*) FILTER (WHERE kind = 'lesson' AND trigger IS NOT NULL) AS lessons"
+            " FROM memories WHERE workspace = %(ws)s AND scope = %(scope)s AND status = 'active'",
+            {"cut": rest_cutoff, "ws": workspace, "scope": scope}, workspace=workspace)  # fmt: skip
+        return TidyCounts(int(row["awake"]), int(row["pd"]), int(row["lessons"])) if row else TidyCounts(0, 0, 0)
 
     def reviews(self, workspace: str, scopes: Sequence[str], *, open_only: bool = True) -> list[ReviewItem]:
         extra = " AND resolved_at IS NULL" if open_only else ""
@@ -659,35 +694,26 @@ class PostgresMemoryStore:
 
     # Meta is per workspace: a bound database's own; unbound, the workspace the connection's
     # role is bound to, else the empty one (the owner's, as SQLite keeps one set per file).
-    def _meta_workspace(self) -> tuple[str, dict[str, object]]:
-        if self.db.workspace is not None:
-            return "%(ws)s", {"ws": self.db.workspace}
-        return "coalesce(kenning_workspace(), '')", {}
-
-    def get_meta(self, key: str) -> str | None:
-        ws, params = self._meta_workspace()
-        row = self.db.one(f"SELECT value FROM meta WHERE workspace = {ws} AND key = %(key)s", {**params, "key": key})
+    def get_meta(self, workspace: str, key: str) -> str | None:
+        row = self.db.one("SELECT value FROM meta WHERE workspace = %s AND key = %s", (workspace, key),
+                          workspace=workspace)  # fmt: skip
         return str(row["value"]) if row else None
 
-    def set_meta(self, key: str, value: str) -> None:
-        ws, params = self._meta_workspace()
+    def set_meta(self, workspace: str, key: str, value: str) -> None:
         self.db.execute(
-            f"INSERT INTO meta (workspace, key, value) VALUES ({ws}, %(key)s, %(value)s)"
+            "INSERT INTO meta (workspace, key, value) VALUES (%s, %s, %s)"
             " ON CONFLICT (workspace, key) DO UPDATE SET value = excluded.value",
-            {**params, "key": key, "value": value},
+            (workspace, key, value), workspace=workspace,
         )
 
     # -- erasure --------------------------------------------------------------------------
-    def delete(self, ref: str) -> bool:
+    def delete(self, workspace: str, ref: str) -> bool:
         """Delete a memory for real: its row, its postings and their statistics, its history,
         uses and placements, its decision doc, and the review items that name it. (What the
         hooks delivered lives in the hook store, which has no PostgreSQL backend yet.)"""
-        mine, bound = self._mine()
-        with self.db.transaction() as cur:
-            row = cur.execute(
-                f"SELECT workspace, id FROM memories WHERE ref = %(ref)s{mine} ORDER BY workspace LIMIT 1".encode(),
-                {"ref": ref, **bound},
-            ).fetchone()
+        with self.db.transaction(workspace) as cur:
+            row = cur.execute(b"SELECT workspace, id FROM memories WHERE workspace = %s AND ref = %s",
+                              (workspace, ref)).fetchone()  # fmt: skip
             if row is None:
                 return False
             ws, memory = row["workspace"], row["id"]

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from kenning import private
+from kenning.store import BUSY_TIMEOUT_MS
 from kenning.store.sqlite import pragmas
 
 Migration = Callable[[sqlite3.Connection], None]
@@ -58,9 +59,6 @@ def _split_sql(script: str) -> list[str]:
     return statements
 
 
-# How long a connection waits for another process's write lock before it gives up. Hooks pass
-# a much shorter one: a tool call must never wait out the agent's own hook timeout.
-BUSY_TIMEOUT_MS = 10_000
 
 
 def connect(path: Path | str, *, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> sqlite3.Connection:

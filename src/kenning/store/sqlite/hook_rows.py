@@ -1,14 +1,16 @@
-"""The hooks' own reads and writes of the hooks schema, on a plain ``sqlite3`` connection.
+"""The hooks' fast path to the local store: their reads and writes on a plain ``sqlite3``
+connection (:class:`HotRows`, opened through :mod:`kenning.store.hotpath`).
 
 Session start, prompts, the end of a turn and a tool call that matches a lesson run as a new
 process each time, inside budgets of a few tens of milliseconds over Python's own start. This
 module is what they use instead of the core: the standard library only, rows as
 ``sqlite3.Row``, times as the ISO text the store keeps (:mod:`kenning.isotime`), and no
 migrations on open (a store whose schema is behind raises ``sqlite3.OperationalError``; the
-hook then opens it the full way, which migrates, and tries again).
+hook then opens it the full way, which migrates, and tries again). Hooks always run on the
+machine's own store, so this path is SQLite only.
 
-:class:`kenning.store.sqlite.hooks_store.HookStore` reads and writes the same tables for the
-core; the statements both need live here once.
+The SQLite stores (``hooks_store``, ``work_store``, ``rules_store``, ``memories``) read and
+write the same tables for the core; the statements both need live here once.
 """
 
 from __future__ import annotations
@@ -65,8 +67,9 @@ class transaction:  # noqa: N801 - used like contextlib's lower-case helpers
 # ---------------------------------------------------------------------------- sessions
 
 
-def session(conn: sqlite3.Connection, key: str) -> sqlite3.Row | None:
-    row: sqlite3.Row | None = conn.execute("SELECT * FROM hook_sessions WHERE session = ?", (key,)).fetchone()
+def session(conn: sqlite3.Connection, workspace: str, key: str) -> sqlite3.Row | None:
+    row: sqlite3.Row | None = conn.execute(
+        "SELECT * FROM hook_sessions WHERE workspace = ? AND session = ?", (workspace, key)).fetchone()  # fmt: skip
     return row
 
 
@@ -79,7 +82,7 @@ def add_session(conn: sqlite3.Connection, key: str, tool: str, workspace: str, p
     )
 
 
-def update_session(conn: sqlite3.Connection, key: str, fields: dict[str, object]) -> None:
+def update_session(conn: sqlite3.Connection, workspace: str, key: str, fields: dict[str, object]) -> None:
     if not fields:
         return
     unknown = set(fields) - SESSION_FIELDS
@@ -88,7 +91,7 @@ def update_session(conn: sqlite3.Connection, key: str, fields: dict[str, object]
     values = [int(v) if isinstance(v, bool) else ensure(v) if k in TEXT_FIELDS and isinstance(v, str) else v
               for k, v in fields.items()]  # fmt: skip
     sets = ", ".join(f"{name} = ?" for name in fields)
-    conn.execute(f"UPDATE hook_sessions SET {sets} WHERE session = ?", [*values, key])
+    conn.execute(f"UPDATE hook_sessions SET {sets} WHERE workspace = ? AND session = ?", [*values, workspace, key])
 
 
 def live_sessions(conn: sqlite3.Connection, workspace: str, project: str, since: str) -> list[sqlite3.Row]:
@@ -304,3 +307,95 @@ def scope_group(conn: sqlite3.Connection, workspace: str, project: str, root: st
         if (root + "/").startswith(base) and len(base) > depth:
             best, depth = str(key), len(base)
     return best
+
+
+# ------------------------------------------------------------------ the fast path's object
+
+
+class HotRows:
+    """The statements above bound to one connection: what the hooks' fast path and the context
+    modules it calls (brief, asks, notes, prepared facts) work with."""
+
+    __slots__ = ("conn",)
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def transaction(self) -> transaction:
+        return transaction(self.conn)
+
+    def session(self, workspace: str, key: str) -> sqlite3.Row | None:
+        return session(self.conn, workspace, key)
+
+    def add_session(self, key: str, tool: str, workspace: str, project: str, branch: str, cwd: str, now: str,
+                    holdout: bool, task_id: int | None) -> None:  # fmt: skip
+        add_session(self.conn, key, tool, workspace, project, branch, cwd, now, holdout, task_id)
+
+    def update_session(self, workspace: str, key: str, fields: dict[str, object]) -> None:
+        update_session(self.conn, workspace, key, fields)
+
+    def live_sessions(self, workspace: str, project: str, since: str) -> list[sqlite3.Row]:
+        return live_sessions(self.conn, workspace, project, since)
+
+    def others(self, workspace: str, project: str, since: str) -> list[tuple[str, str, str, Redacted, Redacted, str]]:
+        """Live sessions as the brief shows them: (key, tool, branch, opening, last reply, last seen)."""
+        return [(str(r["session"]), str(r["tool"]), str(r["branch"]), text(r, "opening"), text(r, "last_message"),
+                 str(r["last_seen"])) for r in live_sessions(self.conn, workspace, project, since)]  # fmt: skip
+
+    def unclaimed_task(self, workspace: str, cwd: str, since: str) -> sqlite3.Row | None:
+        return unclaimed_task(self.conn, workspace, cwd, since)
+
+    def shown(self, key: str, what: str) -> set[str]:
+        return shown(self.conn, key, what)
+
+    def mark_shown(self, key: str, what: str, keys: Iterable[str], at: str) -> None:
+        mark_shown(self.conn, key, what, keys, at)
+
+    def add_deliveries(self, workspace: str, key: str, channel: str, refs: Iterable[str], project: str, tool: str,
+                       at: str) -> None:  # fmt: skip
+        add_deliveries(self.conn, workspace, key, channel, refs, project, tool, at)
+
+    def goal_by(self, workspace: str, project: str, branch: str) -> tuple[Redacted, str]:
+        return goal_by(self.conn, workspace, project, branch)
+
+    def open_items(self, workspace: str, project: str, branch: str) -> list[tuple[int, Redacted, str]]:
+        return open_items(self.conn, workspace, project, branch)
+
+    def open_tasks(self, workspace: str, project: str) -> list[tuple[int, Redacted]]:
+        return open_tasks(self.conn, workspace, project)
+
+    def sentence_rules(self, workspace: str, project: str) -> list[Redacted]:
+        return sentence_rules(self.conn, workspace, project)
+
+    def ready_rules(self, workspace: str, project: str) -> int:
+        return ready_rules(self.conn, workspace, project)
+
+    def meta(self, workspace: str, key: str) -> str | None:
+        return meta(self.conn, key)
+
+    def handoffs(self, workspace: str, project: str, since: str) -> list[sqlite3.Row]:
+        return handoffs(self.conn, workspace, project, since)
+
+    def last_ask(self, workspace: str, project: str, what: str) -> str | None:
+        return last_ask(self.conn, workspace, project, what)
+
+    def set_ask(self, workspace: str, project: str, what: str, at: str, key: str) -> None:
+        set_ask(self.conn, workspace, project, what, at, key)
+
+    def open_proposals(self, workspace: str, project: str) -> int:
+        return open_proposals(self.conn, workspace, project)
+
+    def tidy_counts(self, workspace: str, project: str, rest_cutoff: str) -> tuple[int, int, int]:
+        return tidy_counts(self.conn, workspace, project, rest_cutoff)
+
+    def deliverable(self, workspace: str, refs: Sequence[str], places: Sequence[str] = ()) -> dict[str, sqlite3.Row]:
+        return deliverable(self.conn, workspace, refs, places)
+
+    def lesson_stamp(self) -> int:
+        return lesson_stamp(self.conn)
+
+    def scope_group(self, workspace: str, project: str, root: str) -> str:
+        return scope_group(self.conn, workspace, project, root)

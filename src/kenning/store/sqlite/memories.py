@@ -32,10 +32,12 @@ from kenning.store.protocol import (
     MemoryFilter,
     ScopeRow,
     SessionWrites,
+    TidyCounts,
     Tombstone,
+    TriggerRow,
     UseRow,
 )
-from kenning.store.sqlite import memory_search
+from kenning.store.sqlite import hook_rows, memory_search
 from kenning.store.sqlite.db import Database
 
 _COLUMNS = [
@@ -220,14 +222,15 @@ class SqliteMemoryStore:
         memory = guarded(memory)
         with self.db.transaction() as conn:
             row = conn.execute(
-                "SELECT id, text, reason, rejected, tags, subject, trigger, source_ref FROM memories WHERE ref = ?",
-                (memory.ref,),
+                "SELECT id, text, reason, rejected, tags, subject, trigger, source_ref FROM memories"
+                " WHERE workspace = ? AND ref = ?",
+                (memory.workspace, memory.ref),
             ).fetchone()
             if row is None:
                 raise KeyError(memory.ref)
             sets = ", ".join(f"{c} = ?" for c in _COLUMNS[1:])
             conn.execute(
-                f"UPDATE memories SET {sets} WHERE ref = ?", [*_memory_values(memory)[1:], memory.ref]
+                f"UPDATE memories SET {sets} WHERE id = ?", [*_memory_values(memory)[1:], row["id"]]
             )
             if (row["text"], row["reason"], row["rejected"], row["tags"], row["subject"], row["trigger"],
                 row["source_ref"]) != (memory.text, memory.reason, memory.rejected, " ".join(memory.tags),
@@ -245,14 +248,15 @@ class SqliteMemoryStore:
                     memory_search.stats_add(conn, list(old), -1)
                 memory_search.stats_add(conn, fields)
 
-    def get(self, ref: str) -> Memory | None:
-        row = self.db.one("SELECT * FROM memories WHERE ref = ?", (ref,))
+    def get(self, workspace: str, ref: str) -> Memory | None:
+        row = self.db.one("SELECT * FROM memories WHERE workspace = ? AND ref = ?", (workspace, ref))
         return _row_to_memory(row) if row else None
 
-    def get_many(self, refs: Sequence[str]) -> list[Memory]:
+    def get_many(self, workspace: str, refs: Sequence[str]) -> list[Memory]:
         if not refs:
             return []
-        rows = self.db.query(f"SELECT * FROM memories WHERE ref IN ({_in(refs)})", list(refs))
+        rows = self.db.query(f"SELECT * FROM memories WHERE workspace = ? AND ref IN ({_in(refs)})",
+                             [workspace, *refs])  # fmt: skip
         by_ref = {r["ref"]: _row_to_memory(r) for r in rows}
         return [by_ref[r] for r in refs if r in by_ref]
 
@@ -292,6 +296,10 @@ class SqliteMemoryStore:
         if flt.source_ref_like is not None:
             clauses.append(f"{p}source_ref LIKE ?")
             params.append(flt.source_ref_like)
+        if flt.pinned is True:
+            clauses.append(f"({p}pinned = 1 OR {p}index_pinned = 1)")
+        elif flt.pinned is False:
+            clauses.append(f"{p}pinned = 0 AND {p}index_pinned = 0")
         if flt.origins:
             clauses.append(f"{p}origin IN ({_in(flt.origins)})")
             params.extend(o.value for o in flt.origins)
@@ -303,8 +311,6 @@ class SqliteMemoryStore:
             clauses.append(f"{p}created_at < ? AND {p}confirmed_at < ? AND ({p}last_used_at IS NULL OR "
                            f"{p}last_used_at < ?) AND {p}pinned = 0 AND {p}index_pinned = 0")  # fmt: skip
             params.extend([cutoff, cutoff, cutoff])
-        if flt.pinned:
-            clauses.append(f"({p}pinned = 1 OR {p}index_pinned = 1)")
         if flt.used_since is not None:
             clauses.append(f"{p}last_used_at >= ?")
             params.append(to_iso(flt.used_since))
@@ -408,11 +414,11 @@ class SqliteMemoryStore:
             hits.append(Hit(_row_to_memory(r), score[r["id"]], frozenset(freqs.keys() & asked), freqs, length))
         return hits
 
-    def index_stats(self, terms: Sequence[str]) -> IndexStats:
+    def index_stats(self, workspace: str, terms: Sequence[str]) -> IndexStats:
         stats = memory_search.term_stats(self.db, sorted(set(terms)))
         return IndexStats(stats.docs, stats.avgdl, stats.df)
 
-    def terms_with_prefix(self, prefix: str, limit: int) -> list[str]:
+    def terms_with_prefix(self, workspace: str, prefix: str, limit: int) -> list[str]:
         """Indexed terms that start with ``prefix`` (a range over the term table's key)."""
         if not prefix:
             return []
@@ -422,46 +428,68 @@ class SqliteMemoryStore:
         )
         return [str(r[0]) for r in rows]
 
-    def doc_freq(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
+    def doc_freq(self, workspace: str, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
         unique = sorted(set(terms))
         stats = memory_search.term_stats(self.db, unique)
         return stats.docs, stats.df
 
-    def mark_recalled(self, refs: Sequence[str]) -> None:
+    def mark_recalled(self, workspace: str, refs: Sequence[str]) -> None:
         if refs:
             self.db.execute(
-                f"UPDATE memories SET recalled = recalled + 1 WHERE ref IN ({_in(refs)})", list(refs)
+                f"UPDATE memories SET recalled = recalled + 1 WHERE workspace = ? AND ref IN ({_in(refs)})",
+                [workspace, *refs],
             )
 
     # -- history and use ----------------------------------------------------------------
-    def add_event(self, event: MemoryEvent) -> None:
+    def add_event(self, workspace: str, event: MemoryEvent) -> None:
         self.db.execute(
-            "INSERT INTO memory_events (ref, at, event, detail, other_ref) VALUES (?, ?, ?, ?, ?)",
-            (event.ref, to_iso(event.at), event.event, ensure(event.detail), event.other_ref),
+            "INSERT INTO memory_events (ref, at, event, detail, other_ref)"
+            " SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM memories WHERE workspace = ? AND ref = ?)",
+            (event.ref, to_iso(event.at), event.event, ensure(event.detail), event.other_ref, workspace, event.ref),
         )
 
-    def events(self, ref: str) -> list[MemoryEvent]:
-        rows = self.db.query("SELECT * FROM memory_events WHERE ref = ? ORDER BY at, id", (ref,))
+    def events(self, workspace: str, ref: str) -> list[MemoryEvent]:
+        rows = self.db.query(
+            "SELECT e.* FROM memory_events e JOIN memories m ON m.ref = e.ref WHERE m.workspace = ? AND e.ref = ?"
+            " ORDER BY e.at, e.id", (workspace, ref))  # fmt: skip
         return [
             MemoryEvent(r["ref"], from_iso(r["at"]), r["event"], r["detail"], r["other_ref"]) for r in rows
         ]
 
-    def add_use(self, use: UseRow) -> None:
+    def add_use(self, workspace: str, use: UseRow) -> None:
         self.db.execute(
-            "INSERT INTO memory_uses (ref, session, tool, branch, at) VALUES (?, ?, ?, ?, ?)",
-            (use.ref, ensure(use.session), ensure(use.tool), ensure(use.branch), to_iso(use.at)),
+            "INSERT INTO memory_uses (ref, session, tool, branch, at)"
+            " SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM memories WHERE workspace = ? AND ref = ?)",
+            (use.ref, ensure(use.session), ensure(use.tool), ensure(use.branch), to_iso(use.at), workspace, use.ref),
         )
 
     def _uses(self, rows: list[sqlite3.Row]) -> list[UseRow]:
         return [UseRow(r["ref"], r["session"], r["tool"], r["branch"], from_iso(r["at"])) for r in rows]
 
-    def uses(self, ref: str) -> list[UseRow]:
-        return self._uses(self.db.query("SELECT * FROM memory_uses WHERE ref = ? ORDER BY at", (ref,)))
+    def uses(self, workspace: str, ref: str) -> list[UseRow]:
+        return self._uses(self.db.query(
+            "SELECT u.* FROM memory_uses u JOIN memories m ON m.ref = u.ref WHERE m.workspace = ? AND u.ref = ?"
+            " ORDER BY u.at", (workspace, ref)))  # fmt: skip
 
-    def uses_in_session(self, session: str) -> list[UseRow]:
-        return self._uses(
-            self.db.query("SELECT * FROM memory_uses WHERE session = ? ORDER BY at", (session,))
+    def uses_in_session(self, workspace: str, session: str) -> list[UseRow]:
+        return self._uses(self.db.query(
+            "SELECT u.* FROM memory_uses u JOIN memories m ON m.ref = u.ref WHERE m.workspace = ? AND u.session = ?"
+            " ORDER BY u.at", (workspace, session)))  # fmt: skip
+
+    def all_uses(self, workspace: str) -> list[UseRow]:
+        return self._uses(self.db.query(
+            "SELECT u.* FROM memory_uses u JOIN memories m ON m.ref = u.ref WHERE m.workspace = ? ORDER BY u.at, u.id",
+            (workspace,)))  # fmt: skip
+
+    def use_sessions(self, workspace: str, refs: Sequence[str]) -> dict[str, int]:
+        if not refs:
+            return {}
+        rows = self.db.query(
+            "SELECT u.ref, count(DISTINCT u.session) FROM memory_uses u JOIN memories m ON m.ref = u.ref"
+            f" WHERE m.workspace = ? AND u.ref IN ({_in(refs)}) AND u.session != '' GROUP BY u.ref",
+            [workspace, *refs],
         )
+        return {r[0]: int(r[1]) for r in rows}
 
     def uses_since(self, workspace: str, since: datetime, until: datetime | None = None) -> list[UseRow]:
         sql = ("SELECT u.* FROM memory_uses u JOIN memories m ON m.ref = u.ref WHERE m.workspace = ? AND u.at >= ?"
@@ -522,8 +550,8 @@ class SqliteMemoryStore:
             self.db.execute(
                 "UPDATE decision_docs SET workspace=?, scope=?, title=?, decision=?, reason=?, rejected=?,"
                 " confidence=?, source_ref=?, outcome=?, memory_ref=?, author=?, area=?, created_at=?,"
-                " updated_at=? WHERE id = ?",
-                (*values, doc.id),
+                " updated_at=? WHERE id = ? AND workspace = ?",
+                (*values, doc.id, doc.workspace),
             )
             return doc
         cur = self.db.execute(
@@ -532,7 +560,7 @@ class SqliteMemoryStore:
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             values,
         )
-        saved = self.decision_doc_by_id(int(cur.lastrowid or 0))
+        saved = self.decision_doc_by_id(doc.workspace, int(cur.lastrowid or 0))
         assert saved is not None
         return saved
 
@@ -543,13 +571,25 @@ class SqliteMemoryStore:
         )
         return _row_to_doc(row) if row else None
 
-    def decision_doc_by_id(self, doc_id: int) -> DecisionDoc | None:
-        row = self.db.one("SELECT * FROM decision_docs WHERE id = ?", (doc_id,))
+    def decision_doc_by_id(self, workspace: str, doc_id: int) -> DecisionDoc | None:
+        row = self.db.one("SELECT * FROM decision_docs WHERE workspace = ? AND id = ?", (workspace, doc_id))
         return _row_to_doc(row) if row else None
 
-    def decision_doc_for(self, ref: str) -> DecisionDoc | None:
-        row = self.db.one("SELECT * FROM decision_docs WHERE memory_ref = ? ORDER BY id DESC", (ref,))
+    def decision_doc_for(self, workspace: str, ref: str) -> DecisionDoc | None:
+        row = self.db.one("SELECT * FROM decision_docs WHERE workspace = ? AND memory_ref = ? ORDER BY id DESC",
+                          (workspace, ref))  # fmt: skip
         return _row_to_doc(row) if row else None
+
+    def outcomes(self, workspace: str, refs: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        if not refs:
+            return {}
+        rows = self.db.query(
+            f"SELECT memory_ref, outcome FROM decision_docs WHERE workspace = ? AND memory_ref IN ({_in(refs)})"
+            " ORDER BY id", [workspace, *refs])  # fmt: skip
+        found: dict[str, tuple[str, ...]] = {}
+        for r in rows:
+            found[r[0]] = found.get(r[0], ()) + tuple(stored(line) for line in json.loads(r[1]))
+        return found
 
     def decision_docs(self, workspace: str, scopes: Sequence[str]) -> list[DecisionDoc]:
         rows = self.db.query(
@@ -567,12 +607,12 @@ class SqliteMemoryStore:
              item.proposed_by, to_iso(item.created_at), to_iso(item.resolved_at) if item.resolved_at else None,
              item.resolution, item.batch),
         )  # fmt: skip
-        saved = self.review(int(cur.lastrowid or 0))
+        saved = self.review(item.workspace, int(cur.lastrowid or 0))
         assert saved is not None
         return saved
 
-    def review(self, review_id: int) -> ReviewItem | None:
-        row = self.db.one("SELECT * FROM reviews WHERE id = ?", (review_id,))
+    def review(self, workspace: str, review_id: int) -> ReviewItem | None:
+        row = self.db.one("SELECT * FROM reviews WHERE workspace = ? AND id = ?", (workspace, review_id))
         return _row_to_review(row) if row else None
 
     def reviews(self, workspace: str, scopes: Sequence[str], *, open_only: bool = True) -> list[ReviewItem]:
@@ -585,10 +625,26 @@ class SqliteMemoryStore:
 
     def update_review(self, item: ReviewItem) -> None:
         self.db.execute(
-            "UPDATE reviews SET payload = ?, resolved_at = ?, resolution = ?, batch = ? WHERE id = ?",
+            "UPDATE reviews SET payload = ?, resolved_at = ?, resolution = ?, batch = ? WHERE id = ? AND workspace = ?",
             (json.dumps(guarded_payload(item.payload)), to_iso(item.resolved_at) if item.resolved_at else None, item.resolution,
-             item.batch, item.id),
+             item.batch, item.id, item.workspace),
         )  # fmt: skip
+
+    def open_reviews(self, workspace: str, scope: str) -> int:
+        return int(self.db.using(hook_rows.open_proposals, workspace, scope))
+
+    # -- what the hooks deliver -----------------------------------------------------------
+    def trigger_rows(self, workspace: str) -> list[TriggerRow]:
+        rows = self.db.query(
+            "SELECT ref, trigger, source_ref, kind, workspace, scope, created_at, id FROM memories"
+            " WHERE workspace = ? AND status = 'active' AND hidden = 0 AND held = 0 AND citation != 'gone'"
+            " AND (trigger IS NOT NULL OR (source_ref != '' AND kind IN ('lesson', 'decision'))) ORDER BY id",
+            (workspace,),
+        )
+        return [TriggerRow(r[0], r[1], r[2], _KINDS[r[3]], r[4], r[5], r[6], int(r[7])) for r in rows]
+
+    def tidy_counts(self, workspace: str, scope: str, rest_cutoff: datetime) -> TidyCounts:
+        return TidyCounts(*self.db.using(hook_rows.tidy_counts, workspace, scope, to_iso(rest_cutoff)))
 
     # -- policies and meta --------------------------------------------------------------
     def set_policy(self, workspace: str, scope: str, setting: str, value: str, at: datetime) -> None:
@@ -610,22 +666,22 @@ class SqliteMemoryStore:
         )
         return {r["setting"]: r["value"] for r in rows}
 
-    def get_meta(self, key: str) -> str | None:
+    def get_meta(self, workspace: str, key: str) -> str | None:
         row = self.db.one("SELECT value FROM meta WHERE key = ?", (key,))
         return str(row[0]) if row else None
 
-    def set_meta(self, key: str, value: str) -> None:
+    def set_meta(self, workspace: str, key: str, value: str) -> None:
         self.db.execute(
             "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
             (key, value),
         )
 
     # -- erasure --------------------------------------------------------------------------
-    def delete(self, ref: str) -> bool:
+    def delete(self, workspace: str, ref: str) -> bool:
         """Delete a memory for real: its row, its full-text terms and their statistics, its
         history, uses and placements, its decision doc, and the review items that name it."""
         with self.db.transaction() as conn:
-            row = conn.execute("SELECT id FROM memories WHERE ref = ?", (ref,)).fetchone()
+            row = conn.execute("SELECT id FROM memories WHERE workspace = ? AND ref = ?", (workspace, ref)).fetchone()
             if row is None:
                 return False
             old = conn.execute("SELECT text, reason, tags, citation FROM memory_terms WHERE id = ?",
@@ -635,10 +691,10 @@ class SqliteMemoryStore:
                 conn.execute("DELETE FROM memory_terms WHERE id = ?", (row["id"],))
             conn.execute("DELETE FROM memory_events WHERE ref = ?", (ref,))
             conn.execute("DELETE FROM memory_uses WHERE ref = ?", (ref,))
-            conn.execute("DELETE FROM memory_placements WHERE ref = ?", (ref,))
-            conn.execute("DELETE FROM memory_deliveries WHERE ref = ?", (ref,))
-            conn.execute("DELETE FROM decision_docs WHERE memory_ref = ?", (ref,))
-            conn.execute("DELETE FROM reviews WHERE ' ' || refs || ' ' LIKE ?", (f"% {ref} %",))
+            conn.execute("DELETE FROM memory_placements WHERE workspace = ? AND ref = ?", (workspace, ref))
+            conn.execute("DELETE FROM memory_deliveries WHERE workspace = ? AND ref = ?", (workspace, ref))
+            conn.execute("DELETE FROM decision_docs WHERE workspace = ? AND memory_ref = ?", (workspace, ref))
+            conn.execute("DELETE FROM reviews WHERE workspace = ? AND ' ' || refs || ' ' LIKE ?", (workspace, f"% {ref} %"))
             conn.execute("DELETE FROM memories WHERE id = ?", (row["id"],))
         return True
 

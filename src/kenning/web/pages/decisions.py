@@ -18,5 +18,5 @@ def decisions_page(request: Request) -> Response:
     project = project_of(request)
     with core_for(request) as core:
         docs = core.store.decision_docs(core.workspace, browse.scope_keys(core, project))
-        memories = {m.ref: m for m in core.store.get_many([d.memory_ref for d in docs if d.memory_ref])}
+        memories = {m.ref: m for m in core.store.get_many(core.workspace, [d.memory_ref for d in docs if d.memory_ref])}
         return page(request, core, "decisions.html", "decisions", docs=docs, memories=memories, card_url=card_url)

@@ -53,7 +53,7 @@ def _effect(item: ReviewItem, existing: list[Memory]) -> str:
 def view(core: Core, item: ReviewItem) -> ReviewView:
     p = item.payload
     refs = [str(p["existing"])] if item.kind == "contradiction" and p.get("existing") else list(item.refs)
-    existing = core.store.get_many(refs)
+    existing = core.store.get_many(core.workspace, refs)
     why = str(p.get("why") or p.get("reason") or "")
     return ReviewView(item, KIND_WORDS.get(item.kind, item.kind), str(p.get("text", "")), why,
                       str(p.get("trigger", "")), existing,
@@ -70,7 +70,7 @@ def review_page(request: Request) -> Response:
 
 
 def _item_place(core: Core, review_id: int) -> Place:
-    item = core.store.review(review_id)
+    item = core.store.review(core.workspace, review_id)
     if item is None or item.workspace != core.workspace:
         raise NotFound(f"no review item {review_id}", fix="open Needs review again; it may have been resolved")
     return core.place(project=item.scope)

@@ -28,15 +28,13 @@ from pathlib import Path
 from kenning.capture.instructions import rules_of, tag_of
 from kenning.capture.sources import claude_code, codex, gemini
 from kenning.capture.sources.jsonl import iter_records
-from kenning.clock import Clock, to_iso
-from kenning.config import Settings
+from kenning.clock import to_iso
 from kenning.core.policy import MEMORY_FILE_TOOL_SUFFIX
 from kenning.core.portable import text_digest
+from kenning.core.service import Core
 from kenning.errors import KenningError
 from kenning.model import Origin
 from kenning.redacted import Redacted, head
-from kenning.store.sqlite.capture_store import CaptureStore
-from kenning.store.sqlite.db import Database
 
 MAX_BYTES = 64 * 1024
 MAX_HEADLINE = 300
@@ -117,14 +115,13 @@ def split_memory_file(text: str) -> tuple[Redacted, Redacted]:
     return head(headline, MAX_HEADLINE), head(text, MAX_REASON)
 
 
-def _project_roots(db: Database, workspace: str) -> list[Path]:
+def _project_roots(core: Core) -> list[Path]:
     """Roots on this machine of the projects kenning knows (from memory and from captured
     sessions), where instruction files may be."""
     from kenning.gitinfo import project_for
-    from kenning.store.sqlite.memories import SqliteMemoryStore
 
-    roots = {Path(r.root) for r in SqliteMemoryStore(db).list_scopes(workspace) if r.kind == "project" and r.root}
-    for cwd in CaptureStore(db).session_folders(workspace):
+    roots = {Path(r.root) for r in core.store.list_scopes(core.workspace) if r.kind == "project" and r.root}
+    for cwd in core.stores.capture.session_folders(core.workspace):
         info = project_for(cwd) if Path(cwd).is_dir() else None
         if info is not None and info.root is not None:
             roots.add(info.root)
@@ -132,17 +129,17 @@ def _project_roots(db: Database, workspace: str) -> list[Path]:
 
 
 class _Importer:
-    def __init__(self, db: Database, settings: Settings, clock: Clock) -> None:
-        from kenning.core.service import Core
-
-        self.core = Core.over(db, settings, clock)
-        self.store = CaptureStore(db)
-        self.workspace = settings.workspace
-        self.now = to_iso(clock.now())
-        self.known = self.store.memory_files(settings.workspace)
+    def __init__(self, core: Core) -> None:
+        self.core = core
+        self.store = core.stores.capture
+        self.workspace = core.workspace
+        self.now = to_iso(core.now())
+        self.known = self.store.memory_files(self.workspace)
         self.seen: set[str] = set()
         self.counts = {"added": 0, "replaced": 0, "retired": 0, "unchanged": 0, "refused": 0, "forgotten": 0}
-        self.forgotten = self.store.forgotten_digests(settings.workspace)
+        # Hashes of forgotten memories' text: a file's rule with one is never imported again.
+        self.forgotten = frozenset(t.digest for t in core.store.tombstones(self.workspace)
+                                   if t.kind == "memory" and t.digest)  # fmt: skip
 
     def _remember(self, mf: MemoryFile, **fields: object) -> str:
         """The ref of the memory-file memory written (or strengthened); "" when refused, or
@@ -210,14 +207,13 @@ class _Importer:
                 with contextlib.suppress(KenningError):  # already retired by hand
                     self.core.retire(ref, why=f"it is no longer in {key.split(RULE_KEY)[0]}")
                 self.counts["retired"] += 1
-            self.store.drop_memory_file(key)
+            self.store.drop_memory_file(self.workspace, key)
 
 
-def import_memory_files(db: Database, settings: Settings, home: Path, clock: Clock,
-                        env: Mapping[str, str] | None = None) -> dict[str, int]:
+def import_memory_files(core: Core, home: Path, env: Mapping[str, str] | None = None) -> dict[str, int]:
     """Import every memory and instruction file (see the module doc); returns counts."""
-    importer = _Importer(db, settings, clock)
-    for mf in discover(home, env, _project_roots(db, settings.workspace)):
+    importer = _Importer(core)
+    for mf in discover(home, env, _project_roots(core)):
         key = str(mf.path)
         try:
             raw = mf.path.read_bytes()[:MAX_BYTES]

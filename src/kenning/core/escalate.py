@@ -15,15 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from kenning.capture.lookup import find_session
-from kenning.clock import Clock, to_iso
-from kenning.config import Settings
-from kenning.context import resume as resume_mod
+from kenning.capture.workstate import WorkState, from_transcript
+from kenning.clock import to_iso
+from kenning.core.service import Core
 from kenning.graph import facts
 from kenning.graph.decide import corrects, decision_sentences
 from kenning.graph.extract import apply, extract_turns
 from kenning.quoting import as_data
-from kenning.store.sqlite.db import Database
-from kenning.store.sqlite.graph_store import GraphStore
 
 MAX_DECISIONS = 12
 MAX_CORRECTIONS = 6
@@ -73,7 +71,7 @@ def corrections(turns: list[dict[str, Any]]) -> list[tuple[dict[str, Any], str]]
     return out
 
 
-def outcome(state: resume_mod.WorkState) -> str:
+def outcome(state: WorkState) -> str:
     if state.unanswered:
         return f"interrupted: last ask unanswered ({_clip(state.unanswered)[:80]})"
     if state.failing:
@@ -85,7 +83,7 @@ def outcome(state: resume_mod.WorkState) -> str:
     return f"ended: {_clip(state.done)[:120]}" if state.done else "ended"
 
 
-def learn(turns: list[dict[str, Any]], state: resume_mod.WorkState | None) -> list[Learning]:
+def learn(turns: list[dict[str, Any]], state: WorkState | None) -> list[Learning]:
     seen: set[str] = set()
     out: list[Learning] = []
     for turn, sentence, conf in decision_sentences(turns):
@@ -100,30 +98,28 @@ def learn(turns: list[dict[str, Any]], state: resume_mod.WorkState | None) -> li
     return out
 
 
-def escalate(db: Database, settings: Settings, session_id: str, clock: Clock) -> Escalation:
+def escalate(core: Core, session_id: str) -> Escalation:
     """Turn one captured session's decisions, corrections and outcome into facts (idempotent)."""
-    row = find_session(db, session_id, workspace=settings.workspace)
-    sid = row["id"]
-    turns = [dict(r) for r in db.query(
-        "SELECT id, role, text, at FROM capture_turns WHERE session = ? AND subagent = '' ORDER BY at, id", (sid,))]
-    src = db.one("SELECT source, id FROM capture_turns WHERE session = ? ORDER BY id DESC LIMIT 1", (sid,))
-    path = Path(str(src["source"])) if src else None
-    result = _escalate(db, clock, row["workspace"], sid, row["project"], row["project_name"], row["tool"], turns,
-                       path, row["first_at"], row["last_at"])
-    GraphStore(db).set_progress(sid, "escalate", int(src["id"]) if src else 0, to_iso(clock.now()))
+    capture, workspace = core.stores.capture, core.workspace
+    row = find_session(capture, workspace, session_id)
+    turns: list[dict[str, Any]] = [{"id": t.id, "role": t.role, "text": t.text, "at": t.at}
+                                   for t in capture.turns(workspace, row.id) if not t.subagent]  # fmt: skip
+    last = capture.last_turn(workspace, row.id)
+    path = Path(last.source) if last else None
+    result = _escalate(core, row.id, row.project, row.project_name, row.tool, turns, path, row.first_at, row.last_at)
+    core.stores.graph.set_progress(workspace, row.id, "escalate", last.id if last else 0, to_iso(core.now()))
     return result
 
 
-def at_session_end(db: Database, settings: Settings, clock: Clock, tool: str, session_id: str,
-                   transcript: str = "", cwd: str = "") -> Escalation | None:
+def at_session_end(core: Core, tool: str, session_id: str, transcript: str = "", cwd: str = "") -> Escalation | None:
     """For the SessionEnd hook: escalate the session if it is captured, else read its
     transcript directly (the hook may fire before the sync has read the last lines). Returns
     None when there is nothing to read or the project's capture switch is off."""
     prefix = {"claude-code": "claude", "codex": "codex", "gemini": "gemini", "opencode": "opencode"}.get(tool, tool)
     path = Path(transcript) if transcript else None
-    captured = db.one("SELECT id FROM capture_sessions WHERE id = ?", (f"{prefix}:{session_id}",))
+    captured = core.stores.capture.session(core.workspace, f"{prefix}:{session_id}")
     if captured is not None and (path is None or not path.is_file()):
-        return escalate(db, settings, captured["id"], clock)
+        return escalate(core, captured.id)
     if path is None or not path.is_file():
         return None
     from kenning.capture.events import SourceFile
@@ -139,32 +135,33 @@ def at_session_end(db: Database, settings: Settings, clock: Clock, tool: str, se
     if not folder:
         return None
     info = project_for(Path(folder))
-    if not capture_enabled(db, settings.workspace, info.key):
+    if not capture_enabled(core.store, core.workspace, info.key):
         return None
     # Redacted before anything is derived from it, exactly as capture does.
     turns = [{"id": i + 1, "role": e.role, "text": turn_text(e)[0], "at": e.time}
              for i, e in enumerate(events) if not e.subagent]
     times = [e.time for e in events if e.time]
-    return _escalate(db, clock, settings.workspace, f"{prefix}:{session_id}", info.key, info.name, tool, turns, path,
+    return _escalate(core, f"{prefix}:{session_id}", info.key, info.name, tool, turns, path,
                      min(times, default=""), max(times, default=""))
 
 
-def _escalate(db: Database, clock: Clock, workspace: str, sid: str, project: str, name: str, tool: str,
-              turns: list[dict[str, Any]], path: Path | None, first_at: str, last_at: str) -> Escalation:
+def _escalate(core: Core, sid: str, project: str, name: str, tool: str, turns: list[dict[str, Any]],
+              path: Path | None, first_at: str, last_at: str) -> Escalation:  # fmt: skip
     result = Escalation(sid, project)
     if not project:
         return result
-    state = resume_mod.from_transcript(path, tool) if path is not None and path.is_file() \
+    state = from_transcript(path, tool) if path is not None and path.is_file() \
         and tool in ("claude-code", "codex") else None
     if state is not None and not state.ended:
         state.ended = last_at
     result.learnings = learn(turns, state)
+    graph, workspace = core.stores.graph, core.workspace
     # The sync's extraction may not have run yet (the hook fires as the session ends).
-    result.extracted = len(apply(db, clock, workspace, project, name, sid, extract_turns(turns),
+    result.extracted = len(apply(graph, core.clock, workspace, project, name, sid, extract_turns(turns),
                                  default_at=first_at))
     for item in result.learnings:
         added = facts.add(
-            db, clock, workspace, project, item.predicate, item.text, project=project, object_kind="text",
+            graph, core.clock, workspace, project, item.predicate, item.text, project=project, object_kind="text",
             valid_from=item.at or last_at or None, confidence=item.confidence, origin="escalated",
             session=sid, person="user" if item.predicate != "last_session_outcome" else "",
             subject_type="project", subject_name=name,

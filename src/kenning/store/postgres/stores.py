@@ -1,0 +1,68 @@
+"""The PostgreSQL backend's bundle of stores (:class:`kenning.store.protocol.Stores`).
+
+Only the memory store has a PostgreSQL implementation so far; asking the bundle for another
+store raises NotImplementedError saying so (the contract suites skip those stores on this
+backend), so a PostgreSQL core serves recall and memory writes, not capture, the graph or the
+hooks' state.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from typing import NoReturn
+
+from kenning.store.postgres.db import Database
+from kenning.store.postgres.memories import PostgresMemoryStore
+from kenning.store.protocol import CaptureStore, GraphStore, HookStateStore, NotesStore, RuleStore, WorkStore
+
+
+def _not_yet(store: str) -> NoReturn:
+    raise NotImplementedError(f"the {store} store has no PostgreSQL backend yet (only memories do)")
+
+
+class PostgresStores:
+    """Every store over one PostgreSQL database (a pool); closing the bundle closes it."""
+
+    engine = "postgresql"
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self.memories = PostgresMemoryStore(db)
+
+    @property
+    def capture(self) -> CaptureStore:
+        _not_yet("capture")
+
+    @property
+    def graph(self) -> GraphStore:
+        _not_yet("graph")
+
+    @property
+    def notes(self) -> NotesStore:
+        _not_yet("notes")
+
+    @property
+    def hooks(self) -> HookStateStore:
+        _not_yet("hook state")
+
+    @property
+    def work(self) -> WorkStore:
+        _not_yet("work")
+
+    @property
+    def rules(self) -> RuleStore:
+        _not_yet("rule")
+
+    def transaction(self) -> AbstractContextManager[object]:
+        return self.db.transaction()
+
+    def close(self) -> None:
+        self.db.close()
+
+    def scrub(self) -> None:
+        """Nothing yet: deleted rows are unreadable through SQL at once, and autovacuum reclaims
+        their space later (a VACUUM here would need a connection outside any transaction)."""
+
+    def bytes_in_use(self) -> int:
+        row = self.db.one("SELECT pg_database_size(current_database()) AS n")
+        return int(row["n"]) if row else 0

@@ -1,0 +1,171 @@
+"""The GraphStore and NotesStore contracts: every backend passes this same suite (protocol methods
+only, no SQL). The rules of what closes what are kenning.graph.facts's, tested in tests/graph."""
+
+from __future__ import annotations
+
+import pytest
+
+from kenning.redacted import redacted
+from kenning.store.protocol import FactRow, GraphStore, NotesStore, Stores
+
+WS = "ws"
+NOW = "2026-03-02T09:00:00.000000Z"
+
+
+@pytest.fixture
+def graph(stores: Stores) -> GraphStore:
+    return stores.graph
+
+
+@pytest.fixture
+def notes(stores: Stores) -> NotesStore:
+    return stores.notes
+
+
+def fact(subject: str = "shop", predicate: str = "uses", obj: str = "postgres", *, valid_from: str = NOW,
+         valid_to: str | None = None, area: str = "", kind: str = "entity", workspace: str = WS, **changes: object
+         ) -> FactRow:  # fmt: skip
+    base = FactRow(0, workspace, "github.com/acme/shop", subject, predicate, obj, kind, area, valid_from, valid_to,
+                   0.8, "asserted", "claude:s1", "", "", redacted("we moved to it"), NOW)
+    from dataclasses import replace
+
+    return replace(base, **changes)  # type: ignore[arg-type]
+
+
+# -- entities ---------------------------------------------------------------------------------
+def test_entities(graph: GraphStore) -> None:
+    graph.ensure_entity(WS, "github.com/acme/shop", redacted("shop"), "project", NOW)
+    graph.ensure_entity(WS, "postgres", redacted("PostgreSQL"), "unknown", NOW)
+    graph.ensure_entity(WS, "postgres", redacted("postgres"), "database", NOW)  # a known type replaces unknown
+    graph.ensure_entity(WS, "postgres", redacted("pg"), "unknown", NOW)  # ... but unknown never replaces it
+    pg = graph.entity(WS, "postgres")
+    assert pg is not None and (pg.name, pg.type, pg.workspace) == ("PostgreSQL", "database", WS)
+    assert graph.entities_named(WS, "shop") == ["github.com/acme/shop"]
+    assert graph.entities_named(WS, "postgresql") == ["postgres"]
+    assert graph.entities_named(WS, "sh%") == [] and graph.entities_named(WS, "nothing") == []
+    assert [e.id for e in graph.entities(WS)] == ["github.com/acme/shop", "postgres"]
+    assert graph.entity("other", "postgres") is None and graph.entities("other") == []
+
+
+# -- facts ------------------------------------------------------------------------------------
+def test_insert_get_and_names(graph: GraphStore) -> None:
+    graph.ensure_entity(WS, "shop", redacted("Shop"), "project", NOW)
+    graph.ensure_entity(WS, "postgres", redacted("PostgreSQL"), "database", NOW)
+    fid = graph.insert(fact())
+    text_id = graph.insert(fact(predicate="decided", obj="Use Redis for jobs", kind="text", area="jobs"))
+    got = graph.get(WS, fid)
+    assert got is not None and got.id == fid and got.ref == f"f:{fid}" and got.current
+    assert (got.subject_name, got.object_name, got.evidence) == ("Shop", "PostgreSQL", "we moved to it")
+    text = graph.get(WS, text_id)
+    assert text is not None and text.object_name == "Use Redis for jobs" and text.area == "jobs"
+    assert graph.get("other", fid) is None
+    assert graph.count(WS) == 2 and graph.count("other") == 0
+    assert [f.id for f in graph.all_facts(WS)] == [fid, text_id]
+
+
+def test_close_set_ended_by_and_slots(graph: GraphStore) -> None:
+    old = graph.insert(fact(predicate="status", obj="alpha"))
+    new = graph.insert(fact(predicate="status", obj="beta", valid_from="2026-03-03T09:00:00Z"))
+    assert [f.object for f in graph.current_in_slot(WS, "shop", "status", "")] == ["alpha", "beta"]
+    graph.close("other", old, "2026-03-03T09:00:00Z", new)  # another workspace: nothing happens
+    assert graph.get(WS, old).current  # type: ignore[union-attr]
+    graph.close(WS, old, "2026-03-03T09:00:00Z", new)
+    closed = graph.get(WS, old)
+    assert closed is not None and closed.valid_to == "2026-03-03T09:00:00Z" and closed.ended_by == new
+    graph.close(WS, old, "2026-03-09T00:00:00Z", None)  # already ended: left as it is
+    assert graph.get(WS, old).valid_to == "2026-03-03T09:00:00Z"  # type: ignore[union-attr]
+    graph.set_ended_by(WS, old, 999)
+    assert graph.get(WS, old).ended_by == 999  # type: ignore[union-attr]
+    assert [f.object for f in graph.current_in_slot(WS, "shop", "status", "")] == ["beta"]
+    assert [f.id for f in graph.same_fact(WS, "shop", "status", "alpha", "")] == [old]
+    assert graph.find_fact(WS, "shop", "status", "beta", "", "2026-03-03T09:00:00Z") == new
+    assert graph.find_fact(WS, "shop", "status", "beta", "", NOW) is None
+
+
+def test_query_timeline_and_current_facts(graph: GraphStore) -> None:
+    a = graph.insert(fact(obj="postgres", valid_from="2026-01-01T00:00:00Z", valid_to="2026-02-01T00:00:00Z"))
+    b = graph.insert(fact(obj="mysql", valid_from="2026-02-01T00:00:00Z"))
+    c = graph.insert(fact(subject="billing", obj="postgres", valid_from="2026-01-15T00:00:00Z"))
+    d = graph.insert(fact(predicate="decided", obj="Use Redis", kind="text", valid_from="2026-02-10T00:00:00Z",
+                          confidence=0.3))  # fmt: skip
+    assert [f.id for f in graph.query(WS, "shop")] == [d, b, a]
+    assert [f.id for f in graph.query(WS, "postgres")] == [c, a]  # as an entity object
+    assert [f.id for f in graph.query(WS, "postgres", direction="out")] == []
+    assert [f.id for f in graph.query(WS, "shop", predicate="uses")] == [b, a]
+    assert [f.id for f in graph.query(WS, "shop", predicate="uses", as_of="2026-01-20T00:00:00Z")] == [a]
+    assert [f.id for f in graph.query(WS, "shop", predicate="uses", as_of="2026-02-01T00:00:00Z")] == [b]
+    assert [f.id for f in graph.query(WS, "shop", limit=1)] == [d]
+    assert [f.id for f in graph.query(WS, "shop", project="elsewhere")] == []
+    assert [f.id for f in graph.timeline(WS, "shop")] == [a, b, d]
+    assert [f.id for f in graph.current_facts(WS, "github.com/acme/shop")] == [d, b, c]
+    assert [f.id for f in graph.current_facts(WS, "github.com/acme/shop", predicates=("decided",))] == [d]
+    assert [f.id for f in graph.current_facts(WS, "github.com/acme/shop", exclude=("decided",))] == [b, c]
+    assert [f.id for f in graph.current_facts(WS, "github.com/acme/shop", min_confidence=0.5)] == [b, c]
+    assert graph.query("other", "shop") == [] and graph.current_facts("other", "github.com/acme/shop") == []
+
+
+def test_count_and_delete_by_memory_or_session(graph: GraphStore) -> None:
+    graph.ensure_entity(WS, "shop", redacted("shop"), "project", NOW)
+    graph.ensure_entity(WS, "celery", redacted("celery"), "tool", NOW)
+    graph.ensure_entity(WS, "redis", redacted("redis"), "tool", NOW)
+    first = graph.insert(fact(obj="celery", session="claude:gone", valid_to="2026-03-03T00:00:00Z"))
+    graph.insert(fact(obj="redis", session="claude:kept", ended_by=None))
+    recorded = graph.insert(fact(predicate="decided", obj="Use Redis", kind="text", memory_ref="m:00000001",
+                                 session=""))  # fmt: skip
+    graph.set_ended_by(WS, first, recorded)
+    assert graph.count_facts(WS, session="claude:gone") == 1
+    assert graph.count_facts(WS, memory_ref="m:00000001") == 1
+    assert graph.count_facts(WS) == 0 and graph.delete_facts(WS) == 0  # neither named: nothing
+    assert graph.delete_facts("other", session="claude:gone") == 0
+    assert graph.delete_facts(WS, memory_ref="m:00000001") == 1
+    assert graph.get(WS, first).ended_by is None  # type: ignore[union-attr]  # still ended, by nothing now
+    assert graph.delete_facts(WS, session="claude:gone") == 1
+    assert graph.entity(WS, "celery") is None  # only the deleted fact named it
+    assert graph.entity(WS, "redis") is not None and graph.entity(WS, "shop") is not None
+
+
+def test_progress(graph: GraphStore) -> None:
+    assert graph.progress(WS, "claude:s1", "extract") == 0
+    graph.set_progress(WS, "claude:s1", "extract", 12, NOW)
+    graph.set_progress(WS, "claude:s1", "extract", 20, NOW)
+    graph.set_progress(WS, "claude:s1", "escalate", 5, NOW)
+    graph.set_progress(WS, "claude:s2", "extract", 3, NOW)
+    assert graph.progress(WS, "claude:s1", "extract") == 20
+    assert graph.progress_of(WS, "extract") == {"claude:s1": 20, "claude:s2": 3}
+    graph.forget_progress(WS, "claude:s1")
+    assert graph.progress_of(WS, "extract") == {"claude:s2": 3} and graph.progress(WS, "claude:s1", "escalate") == 0
+
+
+def test_transaction_rolls_back_every_store(stores: Stores) -> None:
+    with pytest.raises(RuntimeError), stores.transaction():
+        stores.graph.insert(fact())
+        stores.notes.diary_add(WS, "p", redacted("codex"), NOW, redacted("gone with the rollback"))
+        raise RuntimeError("boom")
+    assert stores.graph.count(WS) == 0 and stores.notes.all_diary(WS) == []
+
+
+# -- notes ------------------------------------------------------------------------------------
+def test_diary(notes: NotesStore) -> None:
+    first = notes.diary_add(WS, "p", redacted("codex"), "2026-03-01T10:00:00Z", redacted("started the export"))
+    second = notes.diary_add(WS, "p", redacted("claude-code"), "2026-03-02T10:00:00Z", redacted("fixed «it»"))
+    notes.diary_add(WS, "other-project", redacted("codex"), "2026-03-03T10:00:00Z", redacted("elsewhere"))
+    assert second > first
+    assert [e.text for e in notes.diary(WS, "p")] == ["fixed «it»", "started the export"]
+    assert [e.id for e in notes.diary(WS, "p", agent="codex")] == [first]
+    assert [e.id for e in notes.diary(WS, "p", since="2026-03-02T00:00:00Z")] == [second]
+    assert len(notes.diary(WS, "p", limit=1)) == 1
+    assert [e.project for e in notes.all_diary(WS)] == ["p", "p", "other-project"]
+    assert notes.diary_count(WS, "p", "codex", "2026-03-01T10:00:00Z", "started the export") == 1
+    assert notes.diary("other", "p") == [] and notes.all_diary("other") == []
+
+
+def test_values(notes: NotesStore) -> None:
+    notes.set_value(WS, "p", "deploy.target", redacted("fly.io"), "2026-03-01T10:00:00Z")
+    notes.set_value(WS, "p", "deploy.target", redacted("render"), "2026-03-02T10:00:00Z")
+    notes.set_value(WS, "p", "a.first", redacted("x"), NOW)
+    notes.set_value(WS, "q", "z", redacted("y"), NOW)
+    got = notes.value(WS, "p", "deploy.target")
+    assert got is not None and (got.value, got.updated_at) == ("render", "2026-03-02T10:00:00Z")
+    assert [v.key for v in notes.values(WS, "p")] == ["a.first", "deploy.target"]
+    assert [(v.project, v.key) for v in notes.all_values(WS)] == [("p", "a.first"), ("p", "deploy.target"), ("q", "z")]
+    assert notes.value("other", "p", "deploy.target") is None and notes.all_values("other") == []
