@@ -69,9 +69,9 @@ def test_a_hook_with_a_stored_catastrophic_trigger_still_answers(tmp_path: Path,
     made = core.remember(place, RememberRequest(text="Check the cache key before a deploy",
                                                 when=Trigger(TriggerTool.SHELL, "^aaaa")))  # fmt: skip
     assert made.memory is not None
-    assert core.db is not None
-    core.db.execute("UPDATE memories SET trigger = 'shell:(a+)+$' WHERE ref != ?", (made.memory.ref,))
-    core.db.execute(
+    db = core.stores.db  # type: ignore[attr-defined]  # the SQLite bundle's file: an older kenning wrote it
+    db.execute("UPDATE memories SET trigger = 'shell:(a+)+$' WHERE ref != ?", (made.memory.ref,))
+    db.execute(
         "INSERT INTO memories (ref, workspace, scope, text, kind, trigger, confidence, origin, created_at, confirmed_at)"
         " SELECT 'm:0000dead', workspace, scope, 'An old lesson', 'lesson', 'shell:(a+)+$', 0.7, 'agent',"
         " created_at, confirmed_at FROM memories WHERE ref = ?",

@@ -136,10 +136,10 @@ def doctor_cmd(ctx: CliContext, user_home: Path | None, as_json: bool) -> None:
       kenning doctor
       kenning doctor --json
     """
-    from kenning.store.sqlite.schema import check_store
+    from kenning import store as stores
 
     home = resolve_user_home(user_home)
-    store = check_store(ctx.settings.db_path)
+    store = stores.check(ctx.settings)
     ledger = Ledger(ctx.settings.home)
     checks = [check(a, home, ledger, ctx.env.get("PATH")) for a in AGENTS]
     if as_json:

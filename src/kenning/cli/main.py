@@ -7,7 +7,6 @@ Commands are listed in :mod:`kenning.cli.tree` and imported only when one runs, 
 from __future__ import annotations
 
 import os
-import sqlite3
 from pathlib import Path
 
 import click
@@ -29,7 +28,12 @@ class KenningGroup(LazyGroup):
         except KenningError as error:
             fail(error)
             return None
-        except sqlite3.DatabaseError as error:  # locked or corrupt mid-command: a message, no traceback
+        except Exception as error:
+            from kenning import store
+
+            if not store.unusable(error):
+                raise
+            # Locked or corrupt mid-command: a message, no traceback.
             fail(Refused(f"the store could not be used ({error})",
                          fix="run kenning doctor: it says whether the store is locked, corrupt or unreadable"))  # fmt: skip
             return None

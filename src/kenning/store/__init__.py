@@ -10,7 +10,7 @@ from __future__ import annotations
 TYPE_CHECKING = False  # typing is left unimported on purpose (the hooks import this package)
 if TYPE_CHECKING:
     from kenning.config import Settings
-    from kenning.store.protocol import Stores
+    from kenning.store.protocol import StoreCheck, Stores
 
 # How long a connection waits for another process's write lock before it gives up (SQLite).
 # Hooks pass a much shorter one: a tool call must never wait out the agent's own hook timeout.
@@ -25,3 +25,20 @@ def open_stores(settings: Settings, *, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -
     from kenning.store.sqlite.stores import open_sqlite
 
     return open_sqlite(settings.db_path, busy_timeout_ms=busy_timeout_ms)
+
+
+def check(settings: Settings) -> StoreCheck:
+    """Look at the store ``settings`` name without changing it (no migration, nothing made):
+    can it be read, is its content intact, does another process hold its write lock."""
+    from kenning.store.sqlite.schema import check_store
+
+    return check_store(settings.db_path)
+
+
+def unusable(error: BaseException, *, opening: bool = False) -> bool:
+    """Whether ``error`` is the engine saying the store cannot be used (locked, corrupt,
+    unreadable) rather than a fault of ours: the CLI answers it with a message, not a traceback.
+    ``opening``: raised while opening it (any of the driver's errors counts then)."""
+    import sqlite3
+
+    return isinstance(error, sqlite3.Error if opening else sqlite3.DatabaseError)

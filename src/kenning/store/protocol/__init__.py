@@ -6,7 +6,7 @@ workspace it works in. Each protocol has a contract suite under ``tests/store/``
 backend in ``tests/store/backends.py`` passes.
 """
 
-from kenning.store.protocol.bundle import Stores
+from kenning.store.protocol.bundle import StoreCheck, Stores
 from kenning.store.protocol.capture import (
     CaptureCounts,
     CapturedSession,
@@ -82,6 +82,7 @@ __all__ = [
     "MemoryStore",
     "ScopeRow",
     "SessionWrites",
+    "StoreCheck",
     "Stores",
     "TidyCounts",
     "Tombstone",

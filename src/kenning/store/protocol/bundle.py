@@ -4,7 +4,7 @@ built from, once, at each entry point (:func:`kenning.store.open_stores`)."""
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from kenning.store.protocol.capture import CaptureStore
 from kenning.store.protocol.graph import GraphStore
@@ -13,6 +13,16 @@ from kenning.store.protocol.memories import MemoryStore
 from kenning.store.protocol.notes import NotesStore
 from kenning.store.protocol.rules import RuleStore
 from kenning.store.protocol.work import WorkStore
+
+
+class StoreCheck(NamedTuple):
+    """What ``kenning doctor`` says about the store: ``state`` is ok, missing, locked, corrupt
+    or unreadable; ``detail`` says what was seen and ``fix`` what to do."""
+
+    state: str
+    path: str
+    detail: str
+    fix: str = ""
 
 
 class Stores(Protocol):

@@ -9,8 +9,8 @@ import importlib
 import os
 import sqlite3
 from pathlib import Path
-from typing import NamedTuple
 
+from kenning.store.protocol.bundle import StoreCheck
 from kenning.store.sqlite.db import BUSY_TIMEOUT_MS, Database, MigrationSet, connect, migrate
 
 
@@ -42,16 +42,6 @@ def open_database(path: Path | str, *, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -
         conn.close()
         raise
     return Database(conn, Path(path) if str(path) != ":memory:" else None)
-
-
-class StoreCheck(NamedTuple):
-    """What ``kenning doctor`` says about the store: ``state`` is ok, missing, locked, corrupt
-    or unreadable; ``detail`` says what was seen and ``fix`` what to do."""
-
-    state: str
-    path: str
-    detail: str
-    fix: str = ""
 
 
 def check_store(path: Path, *, wait_ms: int = 300) -> StoreCheck:
