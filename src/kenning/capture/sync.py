@@ -79,18 +79,20 @@ def _same_head(path: Path, recorded: str) -> bool:
 
 
 class Projects:
-    """Project and capture switch per working folder, looked up once per sync."""
+    """Project and capture switch per working folder, looked up once per sync. ``captured``
+    says whether a project's sessions are captured (the project's policy, which the core
+    resolves: capture sits under the core and is handed the answer)."""
 
-    def __init__(self, memories: MemoryStore, workspace: str) -> None:
+    def __init__(self, memories: MemoryStore, workspace: str, captured: Callable[[str], bool]) -> None:
         self.memories = memories
         self.workspace = workspace
+        self.captured = captured
         self._cache: dict[str, tuple[str, str, bool]] = {}
         # Sessions forgotten here (kenning forget --session): their turns are never captured again.
         self.forgotten = frozenset(t.key for t in memories.tombstones(workspace) if t.kind == "session")
 
     def of(self, cwd: str) -> tuple[str, str, bool]:
         if cwd not in self._cache:
-            from kenning.core.policy import capture_enabled
             from kenning.gitinfo import project_for
 
             if not cwd:
@@ -101,7 +103,7 @@ class Projects:
                 if info.kind == "personal" and not Path(cwd).exists():
                     # A folder gone from this machine still names the project its sessions were in.
                     key, name = f"path:{cwd}", Path(cwd).name
-            self._cache[cwd] = (key, name, capture_enabled(self.memories, self.workspace, key))
+            self._cache[cwd] = (key, name, self.captured(key))
         return self._cache[cwd]
 
 

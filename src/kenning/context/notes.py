@@ -14,10 +14,9 @@ from kenning.quoting import by_origin, neutral
 TYPE_CHECKING = False  # typing is left unimported on purpose (start-up time); mypy reads True
 if TYPE_CHECKING:
     import re
-    import sqlite3
 
     from kenning.context.prepared import Where
-    from kenning.store.hotpath import HotRows
+    from kenning.store.hotpath import HotRow, HotRows
 
 PLAN_WORDS = ("plan", "review", "design", "bug report")
 PLAN_PATTERN = (r"\b(make|write|draft|prepare|create|do|give me|need)\b[^.?!]{0,40}\b(plan|review|design|test plan|"
@@ -43,7 +42,7 @@ def plan_ahead(prompt: str) -> bool:
     return _plan.search(prompt) is not None
 
 
-def build(rows: HotRows, where: Where, session: sqlite3.Row, prompt: str, branch_now: str,
+def build(rows: HotRows, where: Where, session: HotRow, prompt: str, branch_now: str,
           now: float) -> list[str]:  # fmt: skip
     """The notes for this prompt; records what was shown, and the session's branch."""
     key, tool, then = str(session["session"]), str(session["tool"]), str(session["branch"])

@@ -20,6 +20,7 @@ from kenning.capture.sync import (
     sync_file,
 )
 from kenning.config import Settings
+from kenning.core.policy import capture_enabled
 from kenning.core.service import Core
 
 
@@ -33,7 +34,7 @@ def sync_all(core: Core, home: Path, progress: Progress | None = None, *, env: M
     summary.reclassified = reclassify_sweep(store, workspace)
     sources = discover(home, env)
     summary.files = len(sources)
-    projects = Projects(core.store, workspace)
+    projects = Projects(core.store, workspace, lambda key: capture_enabled(core.store, workspace, key))
     sizes = {}
     for s in sources:
         try:

@@ -23,10 +23,9 @@ from kenning.redacted import EMPTY
 
 TYPE_CHECKING = False  # typing is left unimported on purpose (start-up time); mypy reads True
 if TYPE_CHECKING:
-    import sqlite3
     from collections.abc import Callable
 
-    from kenning.store.hotpath import HotRows
+    from kenning.store.hotpath import HotRow, HotRows
 
     # (session key, column, text) -> True when a detached process will redact and write it
     Defer = Callable[[str, str, str], bool]
@@ -72,7 +71,7 @@ class Hook:
             fields[column] = presence.session_words(text)
 
     # -------------------------------------------------------------------------- session
-    def session(self) -> sqlite3.Row | str:
+    def session(self) -> HotRow | str:
         """The session's row, registered on first sight (its holdout group decided then: a
         forced group from the entry point wins, and is recorded); CORE when a task started in
         this folder waits for its session (the core claims it)."""
@@ -96,7 +95,7 @@ class Hook:
             assert row is not None
         return row
 
-    def marked(self, row: sqlite3.Row) -> tuple[bool, bool]:
+    def marked(self, row: HotRow) -> tuple[bool, bool]:
         """(called recall, changed files): the row's flags or the tool-call hooks' markers."""
         e = self.event
         recalled = bool(row["recalled"]) or sessionmarks.has(self.home, e.tool, e.session_id, sessionmarks.RECALLED)

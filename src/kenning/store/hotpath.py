@@ -12,9 +12,11 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # typing is left unimported on purpose (start-up time); mypy reads True
 if TYPE_CHECKING:
+    from sqlite3 import Row as HotRow  # a row the hot path reads, by column name (row["project"])
+
     from kenning.store.sqlite.hook_rows import HotRows
 
-__all__ = ["HotRows", "connect", "lesson_stamp", "schema_behind", "triggers"]
+__all__ = ["HotRow", "HotRows", "connect", "lesson_stamp", "schema_behind", "triggers"]
 
 
 def connect(path: str, busy_timeout_ms: int) -> HotRows | None:
