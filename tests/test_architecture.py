@@ -12,6 +12,11 @@
   * ``kenning.cli.serve`` -> ``kenning.server``: ``kenning serve`` starts the team server (its
     admin commands use the server store directly, not the server).
 - Only entry points read the environment (``os.environ``, ``os.getenv``, click ``envvar=``).
+- Storage goes through the store protocols: no module outside ``kenning.store`` imports a
+  backend (``kenning.store.sqlite``, ``kenning.store.postgres``, a database driver) or holds SQL.
+- Packages stack in the order README.md draws (interfaces, context, core, capture, graph,
+  store, platform): a package imports only from the layers under it, so no two packages import
+  each other.
 
 Imports are found at any depth (inside functions too) and through ``importlib.import_module``
 and ``__import__`` with a literal name.
@@ -20,6 +25,7 @@ and ``__import__`` with a literal name.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -232,6 +238,103 @@ def test_the_environment_scanner_sees_every_form() -> None:
         "class C:\n    def m(self):\n        return dict(os.environ)\n"
     )
     assert _reads_environment(tree) == {"*", "f", "g", "C"}
+
+
+# -- storage behind the protocols ----------------------------------------------------------------
+BACKENDS = ("kenning.store.sqlite", "kenning.store.postgres", "sqlite3", "psycopg", "psycopg_pool")
+# Modules outside the store that may still reach a backend, each with why. OpenCode keeps its
+# transcripts in its own SQLite file: reading it is a capture source's job, not our store's.
+BACKEND_OUTSIDE_STORE: dict[str, str] = {
+    "kenning.capture.sources.opencode": "reads OpenCode's own SQLite database (a transcript source)",
+}
+# Statements a store would run; matched in string constants of modules outside the store.
+SQL = re.compile(
+    r"\bSELECT\b[^;]*\bFROM\b|\bINSERT\s+(OR\s+\w+\s+)?INTO\b|\bUPDATE\s+\w+\s+SET\b|\bDELETE\s+FROM\b"
+    r"|\bCREATE\s+(TABLE|INDEX|VIRTUAL\s+TABLE|TRIGGER)\b|\bPRAGMA\s+\w+|\bALTER\s+TABLE\b"
+)
+
+
+def _sql_in(tree: ast.Module) -> list[int]:
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and SQL.search(node.value)
+    ]
+
+
+def test_only_the_store_reaches_a_backend() -> None:
+    found = {
+        module.name: [t for t in sorted(imports(module)) if any(under(t, b) for b in BACKENDS)]
+        for module in modules()
+        if not under(module.name, "kenning.store")
+    }
+    found = {name: targets for name, targets in found.items() if targets}
+    unexpected = sorted(f"{name} imports {', '.join(t)}" for name, t in found.items() if name not in BACKEND_OUTSIDE_STORE)
+    stale = sorted(set(BACKEND_OUTSIDE_STORE) - set(found))
+    assert unexpected == [], "go through the store protocols (kenning.store.protocol) instead"
+    assert stale == [], "remove these from BACKEND_OUTSIDE_STORE in tests/test_architecture.py"
+
+
+def test_only_the_store_writes_sql() -> None:
+    found = {m.name: _sql_in(m.tree) for m in modules() if not under(m.name, "kenning.store")}
+    unexpected = sorted(f"{name}:{lines}" for name, lines in found.items() if lines and name not in BACKEND_OUTSIDE_STORE)
+    assert unexpected == [], "SQL belongs in a store backend (kenning.store.sqlite, kenning.store.postgres)"
+
+
+def test_the_sql_scanner_sees_statements() -> None:
+    tree = ast.parse(
+        "a = 'SELECT x FROM t'\nb = \"INSERT OR IGNORE INTO t VALUES (1)\"\nc = 'UPDATE t SET x = 1'\n"
+        "d = 'DELETE FROM t'\ne = 'PRAGMA user_version'\nf = 'select what you need from the list'\n"
+    )
+    assert _sql_in(tree) == [1, 2, 3, 4, 5]
+
+
+# Top to bottom; a package imports only from the layers under its own (README.md, "How it is
+# built"). Interfaces and the installer sit on top (their own rules are above); top-level
+# modules (kenning/config.py, clock.py, ...) are the platform at the bottom.
+LAYERS = (
+    ("kenning.context",),
+    ("kenning.core",),
+    ("kenning.capture",),
+    ("kenning.graph",),
+    ("kenning.store",),
+)
+
+
+def _layer(name: str) -> int | None:
+    for depth, packages in enumerate(LAYERS):
+        if any(under(name, p) for p in packages):
+            return depth
+    if name.startswith("kenning.") and name.count(".") == 1 and not (SRC / "kenning" / name[8:]).is_dir():
+        return len(LAYERS)  # platform
+    return None
+
+
+def test_packages_import_only_the_layers_under_them() -> None:
+    bad = []
+    for module in modules():
+        mine = _layer(module.name)
+        if mine is None:
+            continue
+        for target in sorted(imports(module)):
+            theirs = _layer(target) if target.startswith("kenning.") else None
+            if theirs is not None and theirs < mine:
+                bad.append(f"{module.name} imports {target}")
+    assert bad == []
+
+
+def test_no_two_packages_import_each_other() -> None:
+    def package(name: str) -> str:
+        return ".".join(name.split(".")[:2])
+
+    edges: dict[str, set[str]] = {}
+    for module in modules():
+        for target in imports(module):
+            if target.startswith("kenning.") and package(target) != package(module.name):
+                edges.setdefault(package(module.name), set()).add(package(target))
+    both = sorted(f"{a} <-> {b}" for a, targets in edges.items() for b in targets
+                  if a < b and a in edges.get(b, set()))  # fmt: skip
+    assert both == []
 
 
 # -- the one door (kenning.redacted) -----------------------------------------------------------
