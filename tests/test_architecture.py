@@ -16,7 +16,7 @@
   backend (``kenning.store.sqlite``, ``kenning.store.postgres``, a database driver) or holds SQL.
 - Packages stack in the order README.md draws (interfaces, context, core, capture, graph,
   store, platform): a package imports only from the layers under it, so no two packages import
-  each other.
+  each other; and no module imports itself back through others at run time.
 
 Imports are found at any depth (inside functions too) and through ``importlib.import_module``
 and ``__import__`` with a literal name.
@@ -335,6 +335,60 @@ def test_no_two_packages_import_each_other() -> None:
     both = sorted(f"{a} <-> {b}" for a, targets in edges.items() for b in targets
                   if a < b and a in edges.get(b, set()))  # fmt: skip
     assert both == []
+
+
+def _without_type_checking(tree: ast.Module) -> ast.Module:
+    """The module as it runs: blocks under ``if TYPE_CHECKING:`` left out (mypy reads them; Python does not)."""
+
+    class Strip(ast.NodeTransformer):
+        def visit_If(self, node: ast.If) -> ast.AST | list[ast.stmt] | None:
+            test = node.test
+            if getattr(test, "id", getattr(test, "attr", "")) == "TYPE_CHECKING":
+                return node.orelse or None
+            return self.generic_visit(node)
+
+    return Strip().visit(ast.parse(ast.unparse(tree)))
+
+
+def test_no_import_cycle_between_modules_at_run_time() -> None:
+    """Counting every import a module runs (inside functions too), none leads back to it. Type
+    annotations may name a module above (``core: Core``), under ``TYPE_CHECKING`` only."""
+    names = {m.name for m in modules()}
+    graph: dict[str, set[str]] = {}
+    for module in modules():
+        runs = Module(module.name, module.path, _without_type_checking(module.tree))
+        targets = set()
+        for target in imports(runs):
+            while target and target not in names:
+                target = target.rpartition(".")[0]
+            if target and target != module.name and not under(module.name, target):
+                targets.add(target)
+        graph[module.name] = targets
+    cycles = []
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(name: str) -> None:
+        state[name] = 1
+        path.append(name)
+        for target in sorted(graph.get(name, ())):
+            if state.get(target) == 1:
+                cycles.append(" -> ".join([*path[path.index(target):], target]))
+            elif target not in state:
+                visit(target)
+        path.pop()
+        state[name] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name)
+    assert cycles == []
+
+
+def test_the_cycle_finder_reads_past_type_checking_only() -> None:
+    tree = ast.parse("if TYPE_CHECKING:\n    import kenning.a\nelse:\n    import kenning.b\nimport kenning.c\n")
+    found = imports(Module("kenning.x", Path("x.py"), _without_type_checking(tree)))
+    assert "kenning.a" not in found and {"kenning.b", "kenning.c"} <= found
 
 
 # -- the one door (kenning.redacted) -----------------------------------------------------------
