@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from kenning.capture.memory_files import split_memory_file
-
 from kenning.clock import FixedClock
 from kenning.config import Settings
 from kenning.core.capture_job import sync_all
+from kenning.core.memory_files import split_memory_file
 from kenning.core.service import Core
 from kenning.store.sqlite.db import Database
 from kenning.store.sqlite.stores import SqliteStores

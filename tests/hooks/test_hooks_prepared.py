@@ -113,7 +113,7 @@ def test_the_hooks_brief_is_the_cores_brief(repo: Path, kenning_home: Path) -> N
     core = Core.open(Settings(home=kenning_home), FixedClock())
     try:
         place = core.place(repo)
-        session = work.hooks_of(core).session(f"claude-code:{S}")
+        session = core.stores.hooks.session(core.workspace, f"claude-code:{S}")
         assert session is not None
         cored = brief.build(core, place, session, cwd=str(repo))
     finally:

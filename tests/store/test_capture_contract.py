@@ -41,7 +41,12 @@ def turn(uid: str, text: str, *, sid: str = "claude:s1", role: str = "user", at:
          files: tuple[str, ...] = ()) -> TurnRow:  # fmt: skip
     chunk = ChunkRow(0, role, redacted(text), redacted(context), type_, importance, 0.5, 1)
     return TurnRow(sid, uid, role, redacted(text), at, [{"name": "Bash", "input": redacted("ls -la")}], list(files),
-                   subagent, "github.com/acme/shop", "claude-code", [chunk])
+                   subagent, "github.com/acme/shop", _tool(sid), [chunk])
+
+
+def _tool(sid: str) -> str:
+    prefix = sid.split(":", 1)[0]
+    return "claude-code" if prefix == "claude" else prefix
 
 
 def entry(key: str = "/t/s1.jsonl", offset: int = 10, **changes: object) -> LedgerEntry:
@@ -153,7 +158,8 @@ def test_any_words_are_searched_as_words(store: CaptureStore, words: list[str]) 
 
 # -- reading ----------------------------------------------------------------------------------
 def test_sessions_newest_first_and_found_by_prefix(store: CaptureStore) -> None:
-    commit(store, [turn("u1", "a")], sessions=[session("claude:9f1c2a7e-aaaa", last_at="2026-03-01T10:00:00Z")])
+    commit(store, [turn("u1", "a", sid="claude:9f1c2a7e-aaaa")],
+           sessions=[session("claude:9f1c2a7e-aaaa", last_at="2026-03-01T10:00:00Z")])
     commit(store, [turn("u1", "b", sid="codex:9f1c-bbbb")], key="/t/c", sessions=[
         session("codex:9f1c-bbbb", tool="codex", last_at="2026-03-02T10:00:00Z", project="github.com/acme/other")])
     commit(store, [turn("u1", "c", sid="claude:zz")], key="/t/z", sessions=[
