@@ -28,6 +28,8 @@ class KenningGroup(LazyGroup):
         except KenningError as error:
             fail(error)
             return None
+        except (click.exceptions.Exit, click.ClickException, click.Abort):
+            raise  # click's own (--help, usage errors): it answers them
         except Exception as error:
             from kenning import store
 
