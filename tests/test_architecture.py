@@ -310,8 +310,24 @@ def _layer(name: str) -> int | None:
     return None
 
 
+# Imports against the layer order that are known and reported to the lead, each with why and
+# where it should go. This list only shrinks: the tests fail when an entry is no longer needed.
+LAYER_EXCEPTIONS: dict[str, tuple[str, str]] = {
+    "kenning.core.memory_report": (
+        "kenning.context",
+        "the memory report reads session-id spellings (context.given.session_ids) and counts index "
+        "lines (context.index.build); it belongs in context, or the entry point hands it both",
+    ),
+}
+
+
+def _excepted(module: str, target: str) -> bool:
+    exception = LAYER_EXCEPTIONS.get(module)
+    return exception is not None and under(target, exception[0])
+
+
 def test_packages_import_only_the_layers_under_them() -> None:
-    bad = []
+    bad, used = [], set()
     for module in modules():
         mine = _layer(module.name)
         if mine is None:
@@ -319,8 +335,12 @@ def test_packages_import_only_the_layers_under_them() -> None:
         for target in sorted(imports(module)):
             theirs = _layer(target) if target.startswith("kenning.") else None
             if theirs is not None and theirs < mine:
-                bad.append(f"{module.name} imports {target}")
+                if _excepted(module.name, target):
+                    used.add(module.name)
+                else:
+                    bad.append(f"{module.name} imports {target}")
     assert bad == []
+    assert set(LAYER_EXCEPTIONS) - used == set(), "remove these from LAYER_EXCEPTIONS in tests/test_architecture.py"
 
 
 def test_no_two_packages_import_each_other() -> None:
@@ -330,7 +350,8 @@ def test_no_two_packages_import_each_other() -> None:
     edges: dict[str, set[str]] = {}
     for module in modules():
         for target in imports(module):
-            if target.startswith("kenning.") and package(target) != package(module.name):
+            if (target.startswith("kenning.") and package(target) != package(module.name)
+                    and not _excepted(module.name, target)):  # fmt: skip
                 edges.setdefault(package(module.name), set()).add(package(target))
     both = sorted(f"{a} <-> {b}" for a, targets in edges.items() for b in targets
                   if a < b and a in edges.get(b, set()))  # fmt: skip
