@@ -49,7 +49,7 @@ def test_old_terms_are_indexed_again(tmp_path: Path) -> None:
         now = memory_index_text(TEXT)
         assert {"rs", "ap", "secret"} <= before and not {"rs", "ap", "secret"} & set(now.split())
         assert db.conn.execute("SELECT text FROM memory_terms").fetchone()[0] == now
-        df = store.index_stats(["rs", "ap", "secret", "pr", "open"]).df
+        df = store.index_stats("local", ["rs", "ap", "secret", "pr", "open"]).df
         assert (df.get("rs", 0), df.get("ap", 0), df.get("secret", 0)) == (0, 0, 0)
         assert df.get("pr") == 1 and df.get("open") == 1
         assert store.search(flt, ["rs"], limit=5) == []
