@@ -111,7 +111,7 @@ def logout_cmd(ctx: CliContext, as_json: bool) -> None:
     Example:
       kenning logout
     """
-    from kenning.store.sqlite.sync_store import SqliteSyncState
+    from kenning import store
     from kenning.sync import link as links
 
     current = links.require(ctx.settings.home)
@@ -124,7 +124,7 @@ def logout_cmd(ctx: CliContext, as_json: bool) -> None:
     finally:
         http.close()
     links.remove(ctx.settings.home)
-    SqliteSyncState(ctx.db).forget_server(current.server)
+    store.sync_state(core_of(ctx).stores).forget_server(current.server)
     if as_json:
         emit_json({"server": current.server, "device": current.device, "revoked": revoked, "note": note})
         return
@@ -151,14 +151,14 @@ def sync_cmd(ctx: CliContext, batch: int, as_json: bool) -> None:
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from kenning.store.sqlite.sync_store import SqliteSyncState
+    from kenning import store
     from kenning.sync import link as links
     from kenning.sync.client import SyncClient
 
     current = links.require(ctx.settings.home)
     core = core_of(ctx)
     http = _client(current.server, current.token)
-    client = SyncClient(core.store, SqliteSyncState(ctx.db), http, current, core.now, batch_items=batch)
+    client = SyncClient(core.store, store.sync_state(core.stores), http, current, core.now, batch_items=batch)
     try:
         if as_json:
             reports = client.sync()

@@ -11,6 +11,7 @@ TYPE_CHECKING = False  # typing is left unimported on purpose (the hooks import 
 if TYPE_CHECKING:
     from kenning.config import Settings
     from kenning.store.protocol import StoreCheck, Stores
+    from kenning.store.syncstate import SyncStateStore
 
 # How long a connection waits for another process's write lock before it gives up (SQLite).
 # Hooks pass a much shorter one: a tool call must never wait out the agent's own hook timeout.
@@ -42,3 +43,16 @@ def unusable(error: BaseException, *, opening: bool = False) -> bool:
     import sqlite3
 
     return isinstance(error, sqlite3.Error if opening else sqlite3.DatabaseError)
+
+
+def sync_state(stores: Stores) -> SyncStateStore:
+    """What ``kenning sync`` keeps about a team server beside the local stores (cursors, the
+    rows it synced, its outbox). Sync runs from a machine's own SQLite store."""
+    from kenning.errors import Refused
+    from kenning.store.sqlite.stores import SqliteStores
+    from kenning.store.sqlite.sync_store import SqliteSyncState
+
+    if not isinstance(stores, SqliteStores):
+        raise Refused(f"kenning sync runs from a machine's local store, not a {stores.engine} one",
+                      fix="run kenning sync on the machine whose work it should carry")  # fmt: skip
+    return SqliteSyncState(stores.db)

@@ -131,7 +131,7 @@ class SyncClient:
             return row is None or (row.owner == me and row.digest != digest and not row.deleted)
 
         for memory in self.store.iter_all(workspace):
-            body = records.memory_body(memory, self.store.events(memory.ref))
+            body = records.memory_body(memory, self.store.events(workspace, memory.ref))
             d = wire.digest(body)
             if changed(wire.MEMORY, memory.ref, d):
                 row = rows.get((wire.MEMORY, memory.ref))
@@ -178,11 +178,11 @@ class SyncClient:
         local = known.local if known else ""
         if kind == wire.MEMORY:
             if body is None:
-                existing = self.store.get(key)
-                if existing is not None and existing.workspace == workspace:
+                existing = self.store.get(workspace, key)
+                if existing is not None:
                     if change.get("deleted"):
                         self.store.add_tombstone(workspace, "memory", key, text_digest(existing.text), self.now())
-                    self.store.delete(key)
+                    self.store.delete(workspace, key)
                     report.removed += 1
             else:
                 self._apply_memory(workspace, body)
@@ -211,17 +211,17 @@ class SyncClient:
         memory, events = records.memory_of(body, workspace)
         if any(t.kind == "memory" and t.key == memory.ref for t in self.store.tombstones(workspace)):
             return  # forgotten here: the delete goes up at the next push
-        existing = self.store.get(memory.ref)
+        existing = self.store.get(workspace, memory.ref)
         if existing is None:
             self.store.insert(memory)
             have: set[tuple[object, ...]] = set()
         else:
             self.store.update(memory.evolve(recalled=existing.recalled, uses=existing.uses,
                                             last_used_at=existing.last_used_at))  # fmt: skip
-            have = {(e.at, e.event, e.detail, e.other_ref) for e in self.store.events(memory.ref)}
+            have = {(e.at, e.event, e.detail, e.other_ref) for e in self.store.events(workspace, memory.ref)}
         for e in events:
             if (e.at, e.event, e.detail, e.other_ref) not in have:
-                self.store.add_event(MemoryEvent(e.ref, e.at, e.event, redacted(e.detail), e.other_ref))
+                self.store.add_event(workspace, MemoryEvent(e.ref, e.at, e.event, redacted(e.detail), e.other_ref))
 
 
 def _batches(items: list[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
