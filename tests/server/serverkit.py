@@ -21,9 +21,9 @@ from kenning.core.service import Core
 from kenning.model import Kind, Origin
 from kenning.server.app import Limits, create_server_app
 from kenning.server.auth import new_token, token_hash
+from kenning.store import sync_state
 from kenning.store.server.postgres import PostgresServerStore
 from kenning.store.server.protocol import Role
-from kenning.store.sqlite.sync_store import SqliteSyncState
 from kenning.sync.client import Link, SyncClient, WorkspaceReport
 from kenning.sync.http import HttpTransport
 
@@ -88,14 +88,13 @@ class Machine:
         self.home = root / name
         self.settings = Settings(home=self.home, workspace=workspace)
         self.core = Core.open(self.settings, SystemClock())
-        assert self.core.db is not None
         anonymous = HttpTransport(url)
         joined = anonymous.post("/api/v1/login/invite", {"invite": invite_token, "label": name})
         anonymous.close()
         self.link = Link(url, joined["account"], joined["account_name"], joined["device"], tuple(joined["workspaces"]),
                          joined["token"])  # fmt: skip
         self.transport = HttpTransport(url, self.link.token)
-        self.state = SqliteSyncState(self.core.db)
+        self.state = sync_state(self.core.stores)
 
     def client(self, **kwargs: int) -> SyncClient:
         return SyncClient(self.core.store, self.state, self.transport, self.link, self.core.now, **kwargs)

@@ -35,8 +35,8 @@ from kenning.core.forget import plan_memories
 from kenning.core.remember import RememberRequest
 from kenning.core.service import Core
 from kenning.model import Kind, Origin, Status
+from kenning.store import sync_state
 from kenning.store.server.postgres import PostgresServerStore
-from kenning.store.sqlite.sync_store import SqliteSyncState
 from kenning.sync import link as links
 from kenning.sync.client import SyncClient
 from kenning.sync.http import HttpTransport
@@ -82,8 +82,7 @@ def _sync_to_the_end(home: Path) -> None:
     link = links.require(home)
     transport = HttpTransport(link.server, link.token)
     try:
-        assert core.db is not None
-        SyncClient(core.store, SqliteSyncState(core.db), transport, link, core.now).sync()
+        SyncClient(core.store, sync_state(core.stores), transport, link, core.now).sync()
     finally:
         transport.close()
         core.close()
