@@ -72,7 +72,7 @@ def _live(core: Core) -> dict[str, str]:
 
 def _no_doubled_events(core: Core, refs: list[str]) -> None:
     for ref in refs:
-        events = Counter((e.at, e.event, e.detail, e.other_ref) for e in core.store.events(ref))
+        events = Counter((e.at, e.event, e.detail, e.other_ref) for e in core.store.events(core.workspace, ref))
         assert all(n == 1 for n in events.values()), (ref, events)
 
 

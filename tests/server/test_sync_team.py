@@ -30,14 +30,14 @@ def test_memories_hide_decisions_contradiction_and_slots(server_dsn: str, tmp_pa
             laptop.sync()
             desk.sync()
             bob.sync()
-            assert desk.core.store.get(secret_plan.ref).hidden  # type: ignore[union-attr]
-            assert bob.core.store.get(secret_plan.ref) is None
+            assert desk.core.store.get("acme", secret_plan.ref).hidden  # type: ignore[union-attr]
+            assert bob.core.store.get("acme", secret_plan.ref) is None
             assert all(t.key != secret_plan.ref for t in bob.core.store.tombstones("acme"))
             # ... and giving it back brings it back to bob.
             laptop.core.give(secret_plan.ref)
             laptop.sync()
             bob.sync()
-            assert bob.core.store.get(secret_plan.ref) is not None
+            assert bob.core.store.get("acme", secret_plan.ref) is not None
 
             # The same decision title: bob's doc is left alone, alice keeps her own.
             place = laptop.core.place(project="github.com/acme/shop")
@@ -68,10 +68,10 @@ def test_memories_hide_decisions_contradiction_and_slots(server_dsn: str, tmp_pa
             laptop.sync()
             reports = bob.sync()
             assert reports[0].held_for_review == 1
-            held = bob.core.store.get(weak.ref)
+            held = bob.core.store.get("acme", weak.ref)
             assert held is not None and held.status is Status.RETIRED and firm.ref in held.status_note
             laptop.sync()
-            assert laptop.core.store.get(firm.ref).status is Status.ACTIVE  # type: ignore[union-attr]
+            assert laptop.core.store.get("acme", firm.ref).status is Status.ACTIVE  # type: ignore[union-attr]
             reviews = laptop.core.store.reviews("acme", ["github.com/acme/shop"])
             assert any(firm.ref in r.refs for r in reviews)
         finally:
