@@ -16,7 +16,6 @@ from kenning.core.service import Core
 from kenning.ids import new_ref
 from kenning.model import Citation, Kind, Memory, Origin, Status
 from kenning.store.protocol import ScopeRow
-from kenning.store.sqlite.schema import open_database
 
 
 def scope(core: Core, key: str, kind: str, root: Path | str = "", parent: str = "",
@@ -136,8 +135,7 @@ def test_a_repeat_look_gives_the_same_report_and_sees_any_change_at_once(core: C
     again.long.append("m:changed-by-the-caller")  # a caller's change stays its own
     assert health(core).long == []
 
-    other = Core.over(open_database(Settings(home=tmp_path / "home").db_path), Settings(home=tmp_path / "home"),
-                      FixedClock(core.now()))  # another process: the CLI, a hook  # fmt: skip
+    other = Core.open(Settings(home=tmp_path / "home"), FixedClock(core.now()))  # another process: the CLI, a hook
     try:
         long = note(other, "acme/shop", "Exports run nightly. They write to the bucket.")
         assert health(core).long == [long] and health(core).checked == 2
