@@ -145,3 +145,33 @@ def test_sentence_rules_in_the_order_the_brief_shows_them(rules: RuleStore) -> N
     assert rules.sentence_rules(WS, SHOP) == ["mine: older", "mine: newer", "all: oldest"]
     assert rules.sentence_rules(WS, "github.com/acme/blog") == ["all: oldest"]
     assert rules.sentence_rules("other", SHOP) == []
+
+
+# -- deliveries -------------------------------------------------------------------------------
+def test_deliveries_are_kept_once_per_session_channel_and_ref(hooks: HookStateStore) -> None:
+    hooks.add_deliveries(WS, "claude:s1", "lesson", ["m:1", "m:2", "m:1"], SHOP, "claude", T0)
+    hooks.add_deliveries(WS, "claude:s1", "lesson", ["m:1"], SHOP, "claude", T0 + timedelta(minutes=5))  # kept: the first
+    hooks.add_deliveries(WS, "claude:s1", "recall", ["m:1"], SHOP, "claude", T0 + timedelta(minutes=1))
+    hooks.add_deliveries(WS, "", "index", ["m:3"], SHOP, "cli", T0 + timedelta(minutes=2))  # no session known
+    hooks.add_deliveries(WS, "", "index", ["m:3"], SHOP, "cli", T0 + timedelta(minutes=3))  # ... each call counts
+    hooks.add_deliveries("other", "codex:s2", "card", ["m:9"], SHOP, "codex", T0)
+    got = [(d.session, d.channel, d.ref, d.at) for d in hooks.deliveries(WS, T0 - timedelta(days=1))]
+    assert got == [("claude:s1", "lesson", "m:1", T0), ("claude:s1", "lesson", "m:2", T0),
+                   ("claude:s1", "recall", "m:1", T0 + timedelta(minutes=1)),
+                   ("", "index", "m:3", T0 + timedelta(minutes=2)), ("", "index", "m:3", T0 + timedelta(minutes=3))]  # fmt: skip
+    window = hooks.deliveries(WS, T0 + timedelta(minutes=1), T0 + timedelta(minutes=3))
+    assert [(d.channel, d.ref) for d in window] == [("recall", "m:1"), ("index", "m:3")]
+    assert {d.workspace for d in hooks.deliveries(WS, T0)} == {WS}
+    assert [d.ref for d in hooks.deliveries("other", T0)] == ["m:9"]
+    with pytest.raises(ValueError):
+        hooks.add_deliveries(WS, "claude:s1", "email", ["m:1"], SHOP, "claude", T0)
+
+
+def test_forgetting_a_session_takes_its_deliveries(hooks: HookStateStore) -> None:
+    hooks.add_session(session("claude:s1"))
+    hooks.add_deliveries(WS, "claude:s1", "lesson", ["m:1"], SHOP, "claude", T0)
+    hooks.add_deliveries(WS, "claude:s9", "recall", ["m:2"], SHOP, "claude", T0)  # a session the hooks never saw
+    hooks.add_deliveries(WS, "codex:s2", "recall", ["m:3"], SHOP, "codex", T0)
+    hooks.forget_session(WS, "claude:s1")
+    hooks.forget_session(WS, "s9")
+    assert [d.ref for d in hooks.deliveries(WS, T0)] == ["m:3"]
