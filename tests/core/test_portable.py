@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from kenning.clock import FixedClock
@@ -121,6 +121,9 @@ def play(core: Core, ops: list[tuple[object, ...]]) -> None:
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(op, min_size=1, max_size=25))
+# Found by this test: a fact stated again after it ended, at the same moment, was taken for the
+# ended one and lost on import.
+@example([("fact", "cache", "invoice"), ("fact", "cache", "cache"), ("fact", "cache", "invoice")])
 def test_an_export_imported_into_an_empty_store_exports_the_same(ops: list[tuple[object, ...]]) -> None:
     with store() as original, store() as copy:
         play(original, ops)

@@ -78,8 +78,8 @@ def test_close_set_ended_by_and_slots(graph: GraphStore) -> None:
     assert graph.get(WS, old).ended_by == 999  # type: ignore[union-attr]
     assert [f.object for f in graph.current_in_slot(WS, "shop", "status", "")] == ["beta"]
     assert [f.id for f in graph.same_fact(WS, "shop", "status", "alpha", "")] == [old]
-    assert graph.find_fact(WS, "shop", "status", "beta", "", "2026-03-03T09:00:00Z") == new
-    assert graph.find_fact(WS, "shop", "status", "beta", "", NOW) is None
+    assert graph.find_facts(WS, "shop", "status", "beta", "", "2026-03-03T09:00:00Z") == [new]
+    assert graph.find_facts(WS, "shop", "status", "beta", "", NOW) == []
 
 
 def test_query_timeline_and_current_facts(graph: GraphStore) -> None:

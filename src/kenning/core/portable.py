@@ -182,6 +182,7 @@ class _Importer:
         self.fact_ids: list[int | None] = []
         self.ends: list[tuple[int, int]] = []  # (new fact id, place of the fact that ended it)
         self.diary_seen: dict[tuple[str, str, str, str], int] = {}
+        self.facts_seen: dict[tuple[str, str, str, str, str], int] = {}
 
     def count(self, kind: str, added: bool) -> None:
         bucket = self.report.added if added else self.report.already_there
@@ -249,8 +250,12 @@ class _Importer:
         self.count("entity", not there)
 
     def fact(self, r: Record) -> None:
-        same = self.graph.find_fact(self.workspace, r["subject"], r["predicate"], r["object"], r["area"],
-                                    r["valid_from"])  # fmt: skip
+        # The same fact can stand twice (stated again after it ended, at the same moment): the
+        # n-th record of it in the file is the n-th one in the store, as diary entries are.
+        key = (r["subject"], r["predicate"], r["object"], r["area"], r["valid_from"])
+        self.facts_seen[key] = self.facts_seen.get(key, 0) + 1
+        there = self.graph.find_facts(self.workspace, *key)
+        same = there[self.facts_seen[key] - 1] if len(there) >= self.facts_seen[key] else None
         if same is not None or r.get("memory_ref") in self.skipped:
             self.fact_ids.append(same)
             self.count("fact", False)

@@ -95,8 +95,12 @@ class GraphStore(Protocol):
         """The current facts of one slot (subject, predicate, area), oldest first."""
         ...
 
-    def find_fact(self, workspace: str, subject: str, predicate: str, obj: str, area: str,
-                  valid_from: str) -> int | None: ...  # fmt: skip
+    def find_facts(self, workspace: str, subject: str, predicate: str, obj: str, area: str,
+                   valid_from: str) -> list[int]:  # fmt: skip
+        """Ids of the facts with exactly these values, oldest first (the same fact can be
+        stated again after it ended, at the same moment)."""
+        ...
+
     def query(self, workspace: str, entity: str, *, predicate: str = "", as_of: str = "", direction: str = "both",
               project: str = "", limit: int = 200) -> list[FactRow]:  # fmt: skip
         """Facts with ``entity`` as subject ("out"), as entity object ("in") or either

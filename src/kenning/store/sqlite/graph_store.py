@@ -104,11 +104,12 @@ class SqliteGraphStore:
             " AND f.valid_to IS NULL ORDER BY f.valid_from, f.id", (workspace, subject, predicate, area))
         return [_fact(r) for r in rows]
 
-    def find_fact(self, workspace: str, subject: str, predicate: str, obj: str, area: str, valid_from: str) -> int | None:
-        row = self.db.one("SELECT id FROM graph_facts WHERE workspace = ? AND subject = ? AND predicate = ?"
-                          " AND object = ? AND area = ? AND valid_from = ? ORDER BY id",
-                          (workspace, subject, predicate, obj, area, valid_from))  # fmt: skip
-        return int(row["id"]) if row else None
+    def find_facts(self, workspace: str, subject: str, predicate: str, obj: str, area: str,
+                   valid_from: str) -> list[int]:  # fmt: skip
+        rows = self.db.query("SELECT id FROM graph_facts WHERE workspace = ? AND subject = ? AND predicate = ?"
+                             " AND object = ? AND area = ? AND valid_from = ? ORDER BY id",
+                             (workspace, subject, predicate, obj, area, valid_from))  # fmt: skip
+        return [int(r["id"]) for r in rows]
 
     def query(self, workspace: str, entity: str, *, predicate: str = "", as_of: str = "", direction: str = "both",
               project: str = "", limit: int = 200) -> list[FactRow]:  # fmt: skip
