@@ -175,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
                     for path in paths:
                         rows.append(measure(client, proc.pid, path, n))
                         report(rows[-1])
-                    rows.append(measure(client, proc.pid, "/health", n, lambda: writer.store.mark_recalled([ref]),
+                    rows.append(measure(client, proc.pid, "/health", n, lambda: writer.store.mark_recalled(writer.workspace, [ref]),
                                         "/health after a change"))  # fmt: skip
                     report(rows[-1])
                 finally:

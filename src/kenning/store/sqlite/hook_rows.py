@@ -277,7 +277,7 @@ def deliverable(conn: sqlite3.Connection, workspace: str, refs: Sequence[str],
                     f" AND place IN ({','.join('?' for _ in places)}))")  # fmt: skip
     rows = conn.execute(
         "SELECT ref, text, kind, origin, reason, source_ref, scope, created_at FROM memories"
-        f" WHERE workspace = ? AND ref IN ({marks}) AND status = 'active' AND hidden = 0 AND held = 0"
+        f" WHERE +workspace = ? AND ref IN ({marks}) AND status = 'active' AND hidden = 0 AND held = 0"
         f" AND citation != 'gone' AND kind IN ('lesson', 'decision'){kept_out}",
         [workspace, *refs, *([workspace, *places] if places else [])],
     )
