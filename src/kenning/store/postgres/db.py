@@ -16,7 +16,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass, field
 from typing import Any
 
 import psycopg
@@ -24,6 +23,7 @@ from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
 from kenning.errors import Refused
+from kenning.store import migration_set
 
 Migration = Callable[[psycopg.Connection[Any]], None]
 Params = Sequence[object] | dict[str, object]
@@ -37,24 +37,10 @@ WORKSPACE_SETTING = "kenning.workspace"
 APP_ROLE = "kenning_app"
 
 
-@dataclass
-class MigrationSet:
-    name: str
-    steps: list[tuple[str, Migration]] = field(default_factory=list)
-
-    def add(self, name: str, sql_or_fn: str | Migration) -> None:
-        if any(existing == name for existing, _ in self.steps):
-            raise ValueError(f"migration {self.name}/{name} is defined twice")
-        if isinstance(sql_or_fn, str):
-            script = sql_or_fn
-
-            def run(conn: psycopg.Connection[Any]) -> None:
-                # Without parameters psycopg sends the script whole (simple query protocol).
-                conn.execute(script.encode())
-
-            self.steps.append((name, run))
-        else:
-            self.steps.append((name, sql_or_fn))
+class MigrationSet(migration_set.MigrationSet[psycopg.Connection[Any]]):
+    def run_script(self, conn: psycopg.Connection[Any], script: str) -> None:
+        # Without parameters psycopg sends the script whole (simple query protocol).
+        conn.execute(script.encode())
 
 
 class Database:

@@ -12,36 +12,21 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
 from kenning import private
-from kenning.store import BUSY_TIMEOUT_MS
+from kenning.store import BUSY_TIMEOUT_MS, migration_set
 from kenning.store.sqlite import pragmas
 
 Migration = Callable[[sqlite3.Connection], None]
 T = TypeVar("T")
 
 
-@dataclass
-class MigrationSet:
-    name: str
-    steps: list[tuple[str, Migration]] = field(default_factory=list)
-
-    def add(self, name: str, sql_or_fn: str | Migration) -> None:
-        if any(existing == name for existing, _ in self.steps):
-            raise ValueError(f"migration {self.name}/{name} is defined twice")
-        if isinstance(sql_or_fn, str):
-            script = sql_or_fn
-
-            def run(conn: sqlite3.Connection) -> None:
-                for statement in _split_sql(script):
-                    conn.execute(statement)
-
-            self.steps.append((name, run))
-        else:
-            self.steps.append((name, sql_or_fn))
+class MigrationSet(migration_set.MigrationSet[sqlite3.Connection]):
+    def run_script(self, conn: sqlite3.Connection, script: str) -> None:
+        for statement in _split_sql(script):
+            conn.execute(statement)
 
 
 def _split_sql(script: str) -> list[str]:
