@@ -7,7 +7,8 @@ sends it whole), so each backend's ``db`` module subclasses this with :meth:`run
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
@@ -15,7 +16,7 @@ C = TypeVar("C")
 
 
 @dataclass
-class MigrationSet(Generic[C]):
+class MigrationSet(ABC, Generic[C]):
     name: str
     steps: list[tuple[str, Callable[[C], None]]] = field(default_factory=list)
 
@@ -33,6 +34,18 @@ class MigrationSet(Generic[C]):
         else:
             self.steps.append((name, sql_or_fn))
 
+    @abstractmethod
     def run_script(self, conn: C, script: str) -> None:
         """Run an SQL script of several statements on ``conn`` (the engine's own way)."""
-        raise NotImplementedError
+
+
+def wanted(sets: Sequence[MigrationSet[C]], stop_before: dict[str, str] | None) -> list[tuple[str, str]]:
+    """(set, step) of every step to apply, in order; ``stop_before`` ends a set before a step
+    (tests build older schemas with it)."""
+    out: list[tuple[str, str]] = []
+    for mset in sets:
+        for name, _step in mset.steps:
+            if stop_before and stop_before.get(mset.name) == name:
+                break
+            out.append((mset.name, name))
+    return out

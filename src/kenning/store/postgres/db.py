@@ -227,7 +227,7 @@ def migrate(
     """
     if not conn.autocommit:
         raise ValueError("migrate needs a connection in autocommit mode")
-    wanted = _wanted(sets, stop_before)
+    wanted = migration_set.wanted(sets, stop_before)
     if _has_ledger(conn) and not _pending(conn, wanted):
         return []
     steps = {(mset.name, name): step for mset in sets for name, step in mset.steps}
@@ -250,7 +250,7 @@ def migrate(
 
 def pending(conn: psycopg.Connection[Any], sets: Sequence[MigrationSet]) -> list[str]:
     """``set/name`` of each migration not applied yet (read without the lock)."""
-    wanted = _wanted(sets, None)
+    wanted = migration_set.wanted(sets, None)
     if not _has_ledger(conn):
         return [f"{s}/{n}" for s, n in wanted]
     have = {(r[0], r[1]) for r in _tuples(conn, "SELECT migration_set, name FROM _migrations")}
@@ -266,16 +266,6 @@ def require_current(conn: psycopg.Connection[Any], sets: Sequence[MigrationSet])
             f" first {behind[0]})",
             fix="run the migrations as the schema's owner (open the store with migrate on), then start again",
         )
-
-
-def _wanted(sets: Sequence[MigrationSet], stop_before: dict[str, str] | None) -> list[tuple[str, str]]:
-    out: list[tuple[str, str]] = []
-    for mset in sets:
-        for name, _step in mset.steps:
-            if stop_before and stop_before.get(mset.name) == name:
-                break
-            out.append((mset.name, name))
-    return out
 
 
 def _has_ledger(conn: psycopg.Connection[Any]) -> bool:

@@ -44,8 +44,6 @@ def _split_sql(script: str) -> list[str]:
     return statements
 
 
-
-
 def connect(path: Path | str, *, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> sqlite3.Connection:
     """Open a connection with kenning's pragmas (kenning.store.sqlite.pragmas, the one place)."""
     if str(path) != ":memory:":
@@ -174,7 +172,7 @@ def migrate(
     run twice. A store with nothing pending is checked without taking the lock.
     ``stop_before`` (tests only) leaves a set at an earlier schema.
     """
-    wanted = _wanted(sets, stop_before)
+    wanted = migration_set.wanted(sets, stop_before)
     if _has_ledger(conn) and not _pending(conn, wanted):
         return []
     done: list[str] = []
@@ -200,16 +198,6 @@ def migrate(
             raise
         conn.execute("COMMIT")
     return done
-
-
-def _wanted(sets: Sequence[MigrationSet], stop_before: dict[str, str] | None) -> list[tuple[str, str]]:
-    out: list[tuple[str, str]] = []
-    for mset in sets:
-        for name, _step in mset.steps:
-            if stop_before and stop_before.get(mset.name) == name:
-                break
-            out.append((mset.name, name))
-    return out
 
 
 def _has_ledger(conn: sqlite3.Connection) -> bool:
