@@ -80,6 +80,7 @@ def _seed(database: str) -> None:
             store.set_policy(INTRUDER, scope, setting, value, T0)
         store.add_tombstone(INTRUDER, "memory", "m:0badf00d", "abc", T0)
         store.add_tombstone(INTRUDER, "session", "claude:s1", "", T0)
+        _seed_rules(db)
     finally:
         db.close()
     # Meta of the intruder, and of the owner's own (unbound) view, under keys the suite uses.
@@ -87,6 +88,22 @@ def _seed(database: str) -> None:
         for ws in (INTRUDER, ""):
             conn.execute("INSERT INTO meta (workspace, key, value) VALUES (%s, 'k', 'intruder'), (%s, '', 'x')", (ws, ws))
         rls.bind_role(conn, ROLE, WORKSPACE)
+
+
+def _seed_rules(db: Any) -> None:
+    """The intruder's rules: the suites' projects, kinds and sentences, on and off, so a leak
+    would show as an extra rule, sentence or count."""
+    from kenning.redacted import redacted
+    from kenning.store.postgres.rules_store import PostgresRuleStore
+
+    rules = PostgresRuleStore(db)
+    for project in ("", "github.com/acme/shop", "github.com/acme/blog", "github.com/acme/docs"):
+        for kind, n, memory_kind, text in (("unused", 30, "note", ""), ("proven", 3, "lesson", ""),
+                                           ("sentence", 0, "", "all: oldest"), ("sentence", 0, "", "mine: older"),
+                                           ("sentence", 0, "", "no memories about the old API")):  # fmt: skip
+            rules.add_rule(INTRUDER, project, kind, n, memory_kind, redacted(text), T0 - timedelta(days=1))
+    off = rules.add_rule(INTRUDER, "github.com/acme/shop", "sentence", 0, "", redacted("mine: off"), T0)
+    rules.update_rule(INTRUDER, off, T0, enabled=False)
 
 
 def template() -> str:
@@ -140,6 +157,7 @@ class BoundStores:
     def __init__(self, stores: Any) -> None:
         self._stores = stores
         self.memories = OneWorkspace(stores.memories)
+        self.rules = OneWorkspace(stores.rules)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stores, name)

@@ -27,6 +27,7 @@ FOUNDATION.add("f001_roles_and_policy_function", rls.FOUNDATION)
 def all_sets() -> list[MigrationSet]:
     sets = [FOUNDATION]
     sets.append(importlib.import_module("kenning.store.postgres.memory_schema").MIGRATIONS)
+    sets.append(importlib.import_module("kenning.store.postgres.rules_schema").MIGRATIONS)
     return sets
 
 

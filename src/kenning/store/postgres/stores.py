@@ -1,67 +1,31 @@
 """The PostgreSQL backend's bundle of stores (:class:`kenning.store.protocol.Stores`).
 
-Only the memory store has a PostgreSQL implementation so far; asking the bundle for another
-store raises NotImplementedError saying so (the contract suites skip those stores on this
-backend), so a PostgreSQL core serves recall and memory writes, not capture, the graph or the
-hooks' state. Rules are the one exception: recall asks which rules hold before it gives
-memories out, so this backend answers that it has none (as the core did before the rules had
-a store of their own) and refuses to write one.
+The memory and rule stores have a PostgreSQL implementation so far; asking the bundle for
+another store raises NotImplementedError saying so (the contract suites skip those stores on
+this backend), so a PostgreSQL core serves recall, memory writes and rules, not capture, the
+graph or the hooks' state.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from contextlib import AbstractContextManager
-from datetime import datetime
 from typing import NoReturn
 
-from kenning.redacted import Redacted
 from kenning.store.postgres.db import Database
 from kenning.store.postgres.memories import PostgresMemoryStore
+from kenning.store.postgres.rules_store import PostgresRuleStore
 from kenning.store.protocol import (
     CaptureStore,
     GraphStore,
     HookStateStore,
     NotesStore,
-    RuleRow,
     RuleStore,
     WorkStore,
 )
 
 
 def _not_yet(store: str) -> NoReturn:
-    raise NotImplementedError(f"the {store} store has no PostgreSQL backend yet (only memories do)")
-
-
-class NoRules:
-    """The rule store of a backend that keeps no rules yet: reads find none, writes refuse."""
-
-    keeps_none = True  # the contract suite skips it, as it skips the stores that raise
-
-    def add_rule(self, workspace: str, project: str, kind: str, n: int, memory_kind: str, text: Redacted,
-                 at: datetime) -> int:  # fmt: skip
-        _not_yet("rule")
-
-    def rules(self, workspace: str, project: str | None = None, *, enabled_only: bool = False) -> list[RuleRow]:
-        return []
-
-    def sentence_rules(self, workspace: str, project: str) -> list[Redacted]:
-        return []
-
-    def rule(self, workspace: str, rule_id: int) -> RuleRow | None:
-        return None
-
-    def update_rule(self, workspace: str, rule_id: int, at: datetime, **fields: object) -> None:
-        _not_yet("rule")
-
-    def delete_rule(self, workspace: str, rule_id: int) -> None:
-        _not_yet("rule")
-
-    def count_unproven(self, workspace: str, scopes: Sequence[str], n: int) -> int:
-        return 0
-
-    def count_decisions_by_outcome(self, workspace: str, scopes: Sequence[str], word: str, *, having: bool) -> int:
-        return 0
+    raise NotImplementedError(f"the {store} store has no PostgreSQL backend yet")
 
 
 class PostgresStores:
@@ -72,6 +36,7 @@ class PostgresStores:
     def __init__(self, db: Database) -> None:
         self.db = db
         self.memories = PostgresMemoryStore(db)
+        self.rules: RuleStore = PostgresRuleStore(db)
 
     @property
     def capture(self) -> CaptureStore:
@@ -92,10 +57,6 @@ class PostgresStores:
     @property
     def work(self) -> WorkStore:
         _not_yet("work")
-
-    @property
-    def rules(self) -> RuleStore:
-        return NoRules()
 
     def transaction(self) -> AbstractContextManager[object]:
         return self.db.transaction()
