@@ -246,9 +246,6 @@ BACKENDS = ("kenning.store.sqlite", "kenning.store.postgres", "sqlite3", "psycop
 # transcripts in its own SQLite file: reading it is a capture source's job, not our store's.
 BACKEND_OUTSIDE_STORE: dict[str, str] = {
     "kenning.capture.sources.opencode": "reads OpenCode's own SQLite database (a transcript source)",
-    # Reported to the lead, to move under kenning.store.postgres: kenning serve starts the
-    # embedded PostgreSQL and creates its database with psycopg and a CREATE DATABASE.
-    "kenning.server.embedded": "starts the embedded PostgreSQL of kenning serve and creates its database",
 }
 # Statements a store would run; matched in string constants of modules outside the store.
 SQL = re.compile(
@@ -315,13 +312,7 @@ def _layer(name: str) -> int | None:
 
 # Imports against the layer order that are known and reported to the lead, each with why and
 # where it should go. This list only shrinks: the tests fail when an entry is no longer needed.
-LAYER_EXCEPTIONS: dict[str, tuple[str, str]] = {
-    "kenning.core.memory_report": (
-        "kenning.context",
-        "the memory report reads session-id spellings (context.given.session_ids) and counts index "
-        "lines (context.index.build); it belongs in context, or the entry point hands it both",
-    ),
-}
+LAYER_EXCEPTIONS: dict[str, tuple[str, str]] = {}
 
 
 def _excepted(module: str, target: str) -> bool:
@@ -411,10 +402,7 @@ def test_no_import_cycle_between_modules_at_run_time() -> None:
 
 
 # Run-time cycles reported to the lead, each with its way out. This list only shrinks.
-KNOWN_CYCLES = {
-    "kenning.server.app -> kenning.server.routes_sync -> kenning.server.app":
-        "routes_sync takes the Conflict and TooLarge errors from app; they belong in a module of their own",
-}  # fmt: skip
+KNOWN_CYCLES: dict[str, str] = {}
 
 
 def test_the_cycle_finder_reads_past_type_checking_only() -> None:

@@ -25,7 +25,8 @@ from kenning import gitinfo
 from kenning.clock import FixedClock, to_iso
 from kenning.config import Settings
 from kenning.context import index as index_mod
-from kenning.core import memory_report, report_text, welch
+from kenning.context import memory_report, report_text
+from kenning.core import welch
 from kenning.core.service import Core
 from kenning.errors import Invalid, NotFound
 from kenning.mcp.server import build_server

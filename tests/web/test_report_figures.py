@@ -6,8 +6,9 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
-from kenning.core import memory_report, welch
-from kenning.core.memory_report import ChannelRow, Health, Holdout, Measure, Report, ToolRow
+from kenning.context import memory_report
+from kenning.context.memory_report import ChannelRow, Health, Holdout, Measure, Report, ToolRow
+from kenning.core import welch
 from kenning.core.service import Core
 from kenning.web.pages import report as page
 

@@ -14,7 +14,7 @@ import click
 
 from kenning.cli.common import core_of, json_option
 from kenning.cli.context import CliContext, emit_json, pass_ctx
-from kenning.core import memory_report, report_text
+from kenning.context import memory_report, report_text
 from kenning.core.service import Core
 from kenning.errors import Invalid
 

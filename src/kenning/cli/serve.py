@@ -23,9 +23,9 @@ def _dsn(ctx: CliContext, database: str | None) -> tuple[str, Any]:
         if not database.startswith(("postgresql://", "postgres://")):
             raise Invalid(f"--database {database!r} is not a PostgreSQL URL", fix="give postgresql://USER@HOST/DB")
         return database, None
-    from kenning.server.embedded import start
+    from kenning.store.server import embedded_database
 
-    return start(ctx.settings.home)
+    return embedded_database(ctx.settings.home)
 
 
 @contextmanager

@@ -20,9 +20,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from kenning.clock import Clock, SystemClock
-from kenning.errors import KenningError, NotFound, Refused
+from kenning.errors import KenningError, NotFound
 from kenning.server.auth import Forbidden, RateLimited, RateLimiter, Unauthorized
 from kenning.server.body_limit import BodyLimit
+from kenning.server.errors import Conflict, TooLarge
 from kenning.store.server.protocol import NotPermitted, ServerStore
 from kenning.sync import wire
 
@@ -36,14 +37,6 @@ MAX_BODY = wire.MAX_BATCH_BYTES + 64 * 1024
 class Limits:
     rate: float = 50.0  # requests a second per token
     burst: int = 200
-
-
-class TooLarge(Exception):
-    pass
-
-
-class Conflict(Refused):
-    """The request clashes with what the server already holds (409)."""
 
 
 def error(status: int, code: str, message: str, fix: str = "", **extra: object) -> JSONResponse:

@@ -7,9 +7,9 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, ConfigDict, Field
 
-from kenning.server.app import Conflict, TooLarge
 from kenning.server.auth import Principal, grant
 from kenning.server.deps import caller, now_of, store_of
+from kenning.server.errors import Conflict, TooLarge
 from kenning.store.server.protocol import StoredRecord
 from kenning.sync import wire
 from kenning.sync.apply import Item, apply_batch

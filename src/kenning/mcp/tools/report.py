@@ -9,7 +9,7 @@ from typing import Annotated, Any
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import Field
 
-from kenning.core import memory_report, report_text
+from kenning.context import memory_report, report_text
 from kenning.mcp.kit import Cwd, Strict, add_tool, app_of, guarded, place
 
 

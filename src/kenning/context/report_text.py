@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from kenning.clock import to_iso
-from kenning.core.memory_report import Report, SampleItem
+from kenning.context.memory_report import Report, SampleItem
 from kenning.core.render import memory_line
 from kenning.core.welch import ENOUGH
 from kenning.quoting import as_data, cut
