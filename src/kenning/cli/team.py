@@ -87,6 +87,7 @@ def _device_code(http: Any, label: str, timeout: int, quiet: bool) -> dict[str, 
     click.echo(f"code: {started['user_code']}", err=True)
     click.echo(f"ask a member to approve it on a logged-in machine: kenning login --approve {started['user_code']}",
                err=True)  # fmt: skip
+    click.echo(f"  or on the server's pages: {http.base.rstrip('/')}/device?code={started['user_code']}", err=True)
     deadline = time.monotonic() + min(timeout, int(started["expires_in"]))
     while time.monotonic() < deadline:
         try:

@@ -12,6 +12,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 import orjson
 from fastapi import FastAPI
@@ -26,6 +27,9 @@ from kenning.server.body_limit import BodyLimit
 from kenning.server.errors import Conflict, TooLarge
 from kenning.store.server.protocol import NotPermitted, ServerStore
 from kenning.sync import wire
+
+if TYPE_CHECKING:
+    from kenning.web.common import CoreProvider
 
 log = logging.getLogger("kenning.server")
 # A request body larger than this is refused before it is read whole (a push is bounded by
@@ -44,8 +48,22 @@ def error(status: int, code: str, message: str, fix: str = "", **extra: object) 
     return JSONResponse(body, status_code=status)
 
 
-def create_server_app(store: ServerStore, *, clock: Clock | None = None, limits: Limits = Limits()) -> FastAPI:
-    from kenning.server import routes_login, routes_sync
+@dataclass(frozen=True)
+class PagesConfig:
+    """The web app's pages on the server (kenning.server.web_login signs browsers in)."""
+
+    cores: CoreProvider  # a Core for the signed-in viewer's chosen workspace
+    secure: bool = False  # TLS here or at a proxy: session cookies are Secure whatever the scheme says
+    hosts: tuple[str, ...] = ()  # Host names the pages answer; empty: any (a proxy in front checks)
+    signin_rate: float = 0.2  # sign-in and approval attempts a second per client address…
+    signin_burst: int = 10  # …after a burst of this many
+
+
+def create_server_app(store: ServerStore, *, clock: Clock | None = None, limits: Limits = Limits(),
+                      pages: PagesConfig | None = None) -> FastAPI:  # fmt: skip
+    """The server: health, the REST API, and (with ``pages``) the web app behind its sign-in,
+    mounted at the root after every API route, with its own guards and error pages."""
+    from kenning.server import routes_login, routes_sync, routes_web
 
     app = FastAPI(title="kenning team server", version="1", docs_url="/api/v1/docs", redoc_url=None,
                   openapi_url="/api/v1/openapi.json",
@@ -55,6 +73,7 @@ def create_server_app(store: ServerStore, *, clock: Clock | None = None, limits:
     app.state.limiter = RateLimiter(limits.rate, limits.burst)
     app.include_router(routes_login.router)
     app.include_router(routes_sync.router)
+    app.include_router(routes_web.router)
 
     @app.get("/healthz", tags=["health"], summary="The process answers.")
     def healthz() -> dict[str, bool]:
@@ -120,6 +139,15 @@ def create_server_app(store: ServerStore, *, clock: Clock | None = None, limits:
         status = 404 if isinstance(exc, NotFound) else 409 if isinstance(exc, Conflict) else 400
         return error(status, type(exc).__name__.lower(), exc.message, exc.fix)
 
+    if pages is not None:
+        from kenning.server.web_login import ServerLogin
+        from kenning.web.app import create_app
+
+        login = ServerLogin(store, app.state.clock, secure=pages.secure, signin_rate=pages.signin_rate,
+                            signin_burst=pages.signin_burst)  # fmt: skip
+        # Last, so /api, /healthz and /readyz match first; the pages keep their own middleware
+        # (host, session, origin and CSRF checks, security headers) and error pages.
+        app.mount("/", create_app(pages.cores, login, hosts=pages.hosts))
     return app
 
 

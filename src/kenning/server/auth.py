@@ -64,7 +64,8 @@ def authenticate(store: ServerStore, header: str | None, now: datetime) -> Princ
         raise Unauthorized("send the device token as 'Authorization: Bearer <token>' (kenning login gives one)")
     digest = token_hash(token.strip())
     device = store.device_by_token(digest)
-    if device is None:
+    if device is None or device.kind != "device":
+        # A browser session's secret (kind "web") is no API token: it lives in an HttpOnly cookie.
         raise Unauthorized("this token is unknown to the server; run: kenning login URL")
     if device.revoked_at is not None:
         raise Unauthorized("this device token was revoked; run: kenning login URL")

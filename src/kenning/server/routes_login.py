@@ -100,7 +100,8 @@ def login_device(body: CodeRequest, request: Request) -> Any:
     user_code = f"{raw[:4]}-{raw[4:]}"
     store.add_device_code(hashlib.sha256(device_code.encode()).hexdigest(), user_code, body.label, now, now + CODE_TTL)
     return {"device_code": device_code, "user_code": user_code, "expires_in": int(CODE_TTL.total_seconds()),
-            "interval": 2, "approve_with": f"kenning login --approve {user_code}  (on a machine already signed in)"}  # fmt: skip
+            "interval": 2, "approve_with": f"kenning login --approve {user_code}  (on a machine already signed in),"
+            f" or in a browser signed in to this server: {str(request.base_url).rstrip('/')}/device?code={user_code}"}  # fmt: skip
 
 
 @router.post("/login/device/token", response_model=Joined, summary="Poll a device code: the token once approved.",

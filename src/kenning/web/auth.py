@@ -39,6 +39,9 @@ class Viewer:
     session_key: str  # secret per browser session: CSRF tokens are derived from it
     workspace: str | None = None  # the server's choice of workspace; None = the core's own
     can_write: bool = True  # a viewer role (server) reads only
+    workspaces: tuple[str, ...] = ()  # the server: the workspaces this session may switch between
+    role: str = ""  # the server: the account's role in ``workspace``
+    signed_in: bool = False  # the server: a session that can sign out
 
 
 class Auth(Protocol):

@@ -369,6 +369,36 @@ class PostgresServerStore:
         row = self._row("SELECT * FROM device_codes WHERE code_hash = %s", (code_hash,))
         return None if row is None else _code(row)
 
+    # -- browser sign-in links ------------------------------------------------------------------
+    def add_web_link(
+        self, token_hash: str, device: str, workspaces: Sequence[str], at: datetime, expires_at: datetime
+    ) -> None:
+        self._rows("INSERT INTO web_links (token_hash, account, device, workspaces, created_at, expires_at)"
+                   " SELECT %s, d.account, d.id, %s, %s, %s FROM devices d WHERE d.id = %s",
+                   (token_hash, list(workspaces), at, expires_at, device))  # fmt: skip
+
+    def claim_web_link(
+        self, token_hash: str, session_hash: str, label: str, at: datetime, expires_at: datetime
+    ) -> Device | None:
+        with self.pool.connection() as conn, conn.transaction():
+            link = conn.execute(
+                b"UPDATE web_links l SET used_at = %s WHERE l.token_hash = %s AND l.used_at IS NULL"
+                b" AND l.expires_at > %s AND EXISTS (SELECT 1 FROM devices d WHERE d.id = l.device"
+                b" AND d.kind = 'device' AND d.revoked_at IS NULL AND (d.expires_at IS NULL OR d.expires_at > %s))"
+                b" RETURNING l.account, l.workspaces",
+                (at, token_hash, at, at),
+            ).fetchone()
+            if link is None:
+                return None
+            row = conn.execute(
+                b"INSERT INTO devices (id, account, label, kind, token_hash, workspaces, created_at, expires_at)"
+                b" VALUES (%s, %s, %s, 'web', %s, %s, %s, %s) RETURNING *",
+                (f"web_{secrets.token_hex(6)}", link["account"], label, session_hash, link["workspaces"], at, expires_at),
+            ).fetchone()
+            assert row is not None
+            conn.execute(b"UPDATE web_links SET session = %s WHERE token_hash = %s", (row["id"], token_hash))
+        return _device(row)
+
     # -- the data plane -------------------------------------------------------------------------
     @contextmanager
     def workspace(self, grant: Grant) -> Iterator[PgWorkspaceTx]:

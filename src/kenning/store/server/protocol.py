@@ -190,6 +190,21 @@ class ServerStore(Protocol):
 
     def pending_device_code(self, code_hash: str) -> DeviceCode | None: ...
 
+    # browser sign-in links (kenning.server.web_login)
+    def add_web_link(
+        self, token_hash: str, device: str, workspaces: Sequence[str], at: datetime, expires_at: datetime
+    ) -> None:
+        """A one-time sign-in link asked for by ``device`` (for its account)."""
+        ...
+
+    def claim_web_link(
+        self, token_hash: str, session_hash: str, label: str, at: datetime, expires_at: datetime
+    ) -> Device | None:
+        """Trade a link for a browser session, in one transaction: the new session (a device
+        of kind ``web`` holding ``session_hash``), once; None when the link is unknown, used,
+        expired, or the device that asked for it is no longer good."""
+        ...
+
     # the data plane
     def workspace(self, grant: Grant) -> AbstractContextManager[WorkspaceTx]: ...
 

@@ -222,10 +222,28 @@ CREATE POLICY batches_insert ON batches FOR INSERT
 GRANT SELECT, INSERT ON batches TO {APP_ROLE};
 """
 
+# Browser sign-in (kenning.server.web_login): a one-time link a signed-in machine asks for,
+# which a browser trades for a session (a devices row of kind 'web'). Control plane: the
+# application role is granted nothing of it.
+_WEB_LINKS = """
+CREATE TABLE web_links (
+    token_hash TEXT COLLATE "C" PRIMARY KEY,
+    account TEXT COLLATE "C" NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+    device TEXT COLLATE "C" NOT NULL REFERENCES devices (id) ON DELETE CASCADE,
+    workspaces TEXT[] COLLATE "C" NOT NULL,
+    created_at TIMESTAMPTZ NOT NULL,
+    expires_at TIMESTAMPTZ NOT NULL,
+    used_at TIMESTAMPTZ,
+    session TEXT COLLATE "C" REFERENCES devices (id) ON DELETE SET NULL
+);
+CREATE INDEX web_links_device ON web_links (device);
+"""
+
 STEPS: list[tuple[str, str]] = [
     ("s001_app_role", _ROLE),
     ("s002_control_plane", _CONTROL),
     ("s003_data_plane", _DATA),
+    ("s004_web_links", _WEB_LINKS),
 ]
 
 

@@ -1,6 +1,6 @@
 // kenning web app: small enhancements over pages that work without this file.
 // - filters submit when a choice changes (the Apply/Show buttons stay for keyboards and no-JS);
-// - a form with data-confirm asks first;
+// - a form with data-confirm asks first; one with data-submit-on-load is sent when the page loads;
 // - "/" jumps to the page's search field;
 // - a form that changes something is sent in the background and the page is swapped in
 //   place: the result lands in the live region (screen readers hear it) and focus moves to it.
@@ -84,7 +84,8 @@
       ev.preventDefault();
       return;
     }
-    if (form.method.toLowerCase() !== "post" || !window.fetch) return;
+    // data-plain: a real navigation (sign-in, sign-out, workspace switch set cookies and leave the page).
+    if (form.method.toLowerCase() !== "post" || !window.fetch || form.hasAttribute("data-plain")) return;
     ev.preventDefault();
     // The button that sent the form says which choice it was (name=value), as a plain post would.
     var data = new FormData(form);
@@ -110,6 +111,12 @@
   });
 
   onReady(function () {
+    // The server's sign-in page sends its one-time link at once (its button stays for no-JS).
+    var auto = document.querySelector("form[data-submit-on-load]");
+    if (auto) {
+      auto.submit();
+      return;
+    }
     var target = window.location.hash && document.getElementById(window.location.hash.slice(1));
     if (target && target.hasAttribute("tabindex")) target.focus();
   });
