@@ -1,0 +1,176 @@
+"""The team server's pages for the tests: a real server app (API and pages, one ASGI
+application) under uvicorn on loopback, over a real PostgreSQL database of its own that holds
+both the server's tables and the memory store (tests/postgres_server.py), with a team:
+
+- ``acme``: alice (owner) and bob (viewer);
+- ``globex``: carol (owner) and alice (member).
+
+Each workspace holds memories written through kenning's own core over the PostgreSQL stores
+(as the server's sync materializes them), and each holds one text the other must never show.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+import uvicorn
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for postgres_server
+
+import postgres_server as pg  # noqa: E402
+from kenning import store as stores_mod  # noqa: E402
+from kenning.clock import FixedClock  # noqa: E402
+from kenning.config import Settings  # noqa: E402
+from kenning.core.remember import RememberRequest  # noqa: E402
+from kenning.core.service import Core  # noqa: E402
+from kenning.model import Kind, Origin  # noqa: E402
+from kenning.server.app import PagesConfig, create_server_app  # noqa: E402
+from kenning.server.auth import new_token, token_hash  # noqa: E402
+from kenning.server.web_cores import workspace_cores  # noqa: E402
+from kenning.store.server.postgres import PostgresServerStore  # noqa: E402
+from kenning.store.server.protocol import Role  # noqa: E402
+from kenning.web.app import LOCAL_HOSTS  # noqa: E402
+from kenning.web.local import bind  # noqa: E402
+
+TEMPLATE = "kenning_web_server_template"
+PROJECT = "github.com/acme/shop"
+ACME_TEXT = "Deploys of the shop go out from the release branch only"
+ACME_SCRIPT = "<script>document.title='pwned'</script> stays text on the server too"
+GLOBEX_TEXT = "Globex keeps its invoices in the ledger service, never in the shop"
+
+
+def _roles(conn: Any) -> None:
+    for role, options in ((pg.OWNER, "LOGIN"), (pg.APP, "NOLOGIN")):
+        if conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchone() is None:
+            conn.execute(f"CREATE ROLE {role} {options}")
+    conn.execute(f"GRANT {pg.APP} TO {pg.OWNER}")
+
+
+def _migrate(database: str) -> None:
+    from kenning.store.postgres.schema import migrate_schema
+    from kenning.store.server.postgres import migrate
+
+    dsn = pg.dsn(database, pg.OWNER)
+    migrate(dsn)
+    migrate_schema(dsn)
+
+
+def fresh_database() -> str:
+    """A database with the server's and the memory store's schemas; its DSN as their owner."""
+    pg.require()
+    pg.ensure_template(TEMPLATE, _migrate, before=_roles)
+    return pg.dsn(pg.fresh_database(template=TEMPLATE), pg.OWNER)
+
+
+def drop(dsn: str) -> None:
+    pg.drop_database(dsn.rsplit("/", 1)[-1].split("?", 1)[0])
+
+
+@dataclass
+class Team:
+    url: str
+    store: PostgresServerStore
+    clock: FixedClock
+    stores: Any
+    accounts: dict[str, str]
+    tokens: dict[str, str] = field(default_factory=dict)  # device tokens by account name
+    refs: dict[str, str] = field(default_factory=dict)  # memory refs by name
+
+    def core(self, workspace: str) -> Core:
+        return Core(self.stores, self.clock, Settings(home=Path("/nonexistent"), workspace=workspace))
+
+    def link(self, who: str, workspaces: list[str] | None = None) -> str:
+        """A fresh sign-in link for ``who``, asked for with their device token (as
+        `kenning ui --server` does): the whole URL."""
+        body = {} if workspaces is None else {"workspaces": workspaces}
+        answer = httpx.post(f"{self.url}/api/v1/web/link", json=body, timeout=30,
+                            headers={"Authorization": f"Bearer {self.tokens[who]}"})  # fmt: skip
+        assert answer.status_code == 200, answer.text
+        return self.url + answer.json()["path"]
+
+    def client(self) -> httpx.Client:
+        return httpx.Client(base_url=self.url, follow_redirects=False, timeout=30,
+                            headers={"Origin": self.url})  # fmt: skip
+
+    def signed_in(self, who: str, workspaces: list[str] | None = None) -> httpx.Client:
+        """An HTTP client holding ``who``'s browser session (it posted the link like the page does)."""
+        client = self.client()
+        answer = client.post("/signin", data={"link": link_of(self.link(who, workspaces))})
+        assert answer.status_code == 303 and answer.headers["location"] == "/memory", answer.text
+        return client
+
+
+def link_of(url: str) -> str:
+    """The one-time token in a sign-in URL."""
+    return httpx.URL(url).params["link"]
+
+
+def remember(core: Core, text: str, kind: Kind = Kind.FACT) -> str:
+    request = RememberRequest(text, kind=kind, origin=Origin.PERSON, source="cli")
+    result = core.remember(core.place(project=PROJECT), request)
+    return str(result.memory.ref)
+
+
+def csrf_of(client: httpx.Client, path: str = "/memory") -> str:
+    page = client.get(path).text
+    found = re.search(r'name="csrf" value="([0-9a-f]+)"', page)
+    assert found, f"no csrf field on {path}"
+    return found.group(1)
+
+
+@contextmanager
+def team_server(*, signin_rate: float = 50.0, signin_burst: int = 200) -> Iterator[Team]:
+    """The whole server (API and pages) under uvicorn on 127.0.0.1, with the team above."""
+    dsn = fresh_database()
+    clock = FixedClock(datetime.now(UTC))
+    store = PostgresServerStore.open(dsn, max_size=6)
+    stores = stores_mod.open_postgres(dsn, max_size=6)
+    try:
+        now = clock.now()
+        acc = {name: store.add_account(name, now).id for name in ("alice", "bob", "carol")}
+        store.add_workspace("acme", "Acme", acc["alice"], now)
+        store.set_member("acme", acc["bob"], Role.VIEWER)
+        store.add_workspace("globex", "Globex", acc["carol"], now)
+        store.set_member("globex", acc["alice"], Role.MEMBER)
+        scopes = {"alice": ["acme", "globex"], "bob": ["acme"], "carol": ["globex"]}
+        pages = PagesConfig(workspace_cores(stores, clock, Path("/nonexistent")), hosts=tuple(LOCAL_HOSTS),
+                            signin_rate=signin_rate, signin_burst=signin_burst)  # fmt: skip
+        app = create_server_app(store, clock=clock, pages=pages)
+        sock = bind(0)
+        port = sock.getsockname()[1]
+        server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off"))
+        thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+        thread.start()
+        deadline = time.monotonic() + 30
+        while not server.started and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert server.started, "uvicorn did not start"
+        team = Team(f"http://127.0.0.1:{port}", store, clock, stores, acc)
+        for name, workspaces in scopes.items():
+            token = new_token()
+            store.add_device(acc[name], f"{name}-laptop", workspaces, token_hash(token), now)
+            team.tokens[name] = token
+        acme, globex = team.core("acme"), team.core("globex")
+        team.refs["acme"] = remember(acme, ACME_TEXT)
+        team.refs["script"] = remember(acme, ACME_SCRIPT)
+        team.refs["globex"] = remember(globex, GLOBEX_TEXT)
+        try:
+            yield team
+        finally:
+            server.should_exit = True
+            thread.join(timeout=30)
+            sock.close()
+    finally:
+        stores.close()
+        store.close()
+        drop(dsn)

@@ -1,0 +1,268 @@
+"""The team server's pages (`kenning serve`): signing in with a one-time link, what a session
+sees and may do, and what nothing but a session gets — over real HTTP on loopback against the
+whole server app (API and pages in one ASGI application) on a real PostgreSQL
+(tests/web/server_support.py). The browser tests are in test_server_browser.py."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from server_support import ACME_SCRIPT, ACME_TEXT, GLOBEX_TEXT, Team, csrf_of, link_of, team_server
+
+from kenning.server.auth import token_hash
+from kenning.server.web_login import LINK_PREFIX, SESSION_COOKIE, SESSION_TTL
+
+PAGES = ["/memory", "/review", "/retire", "/map", "/decisions", "/rules", "/health", "/sessions", "/report"]
+
+
+@pytest.fixture(scope="module")
+def team() -> Iterator[Team]:
+    with team_server() as running:
+        yield running
+
+
+def test_a_link_signs_in_once_and_the_memory_page_shows_the_workspace(team: Team) -> None:
+    url = team.link("alice", ["acme"])
+    assert url.startswith(f"{team.url}/signin?link={LINK_PREFIX}")
+    browser = team.client()
+    landing = browser.get(url)  # the page the link opens: a form that posts it (no session yet)
+    assert landing.status_code == 200 and 'name="link"' in landing.text
+    assert browser.cookies.get(SESSION_COOKIE) is None
+    answer = browser.post("/signin", data={"link": link_of(url)})
+    assert answer.status_code == 303 and answer.headers["location"] == "/memory"
+    cookie = answer.headers["set-cookie"]
+    for attribute in ("HttpOnly", "SameSite=strict", "Path=/", f"Max-Age={int(SESSION_TTL.total_seconds())}"):
+        assert attribute.lower() in cookie.lower(), cookie
+    memory = browser.get("/memory")
+    assert memory.status_code == 200
+    assert ACME_TEXT in memory.text and GLOBEX_TEXT not in memory.text
+    assert "Signed in as alice" in memory.text and "owner of acme" in memory.text
+    # The session is a web device of alice's, holding only the hash of the cookie's secret.
+    secret = browser.cookies[SESSION_COOKIE]
+    session = team.store.device_by_token(token_hash(secret))
+    assert session is not None and session.kind == "web" and session.account == team.accounts["alice"]
+    assert secret not in repr(team.store.devices(team.accounts["alice"]))
+    # The same link again is refused, in this browser or another.
+    again = team.client().post("/signin", data={"link": link_of(url)})
+    assert again.status_code == 400 and "already used or expired" in again.text
+    assert team.client().get("/memory").status_code == 303
+
+
+def test_memory_text_stays_text_on_the_server(team: Team) -> None:
+    page = team.signed_in("alice", ["acme"]).get("/memory").text
+    assert "&lt;script&gt;document.title=" in page
+    assert "<script>document.title" not in page and ACME_SCRIPT not in page
+
+
+def test_without_a_session_nothing_is_served(team: Team) -> None:
+    anonymous = team.client()
+    card = f"/memory/{team.refs['acme']}"
+    for path in [*PAGES, card, "/", "/device", "/memory?q=deploys"]:
+        answer = anonymous.get(path)
+        assert answer.status_code == 303 and answer.headers["location"] == "/signin", path
+        assert ACME_TEXT not in answer.text and GLOBEX_TEXT not in answer.text
+    for path in ("/memory/" + team.refs["acme"] + "/pin", "/workspace", "/signout", "/device"):
+        assert anonymous.post(path, data={"csrf": "x"}).status_code == 303, path
+    # A made-up session, a device token in the cookie's place, a sign-in page: still nothing.
+    anonymous.cookies.set(SESSION_COOKIE, "made-up")
+    assert anonymous.get("/memory").status_code == 303
+    anonymous.cookies.set(SESSION_COOKIE, team.tokens["alice"])
+    assert anonymous.get("/memory").status_code == 303
+    signin = team.client().get("/signin")
+    assert signin.status_code == 200 and "kenning ui --server" in signin.text
+    assert ACME_TEXT not in signin.text
+
+
+def test_an_expired_link_or_one_whose_device_was_revoked_is_refused(team: Team) -> None:
+    old = team.link("alice", ["acme"])
+    team.clock.advance(minutes=6)
+    try:
+        late = team.client().post("/signin", data={"link": link_of(old)})
+    finally:
+        team.clock.advance(minutes=-6)
+    assert late.status_code == 400 and "expired" in late.text
+    # A device that asked for a link and was revoked before it was used: the link dies with it.
+    from kenning.server.auth import new_token
+
+    token = new_token()
+    device = team.store.add_device(team.accounts["bob"], "bob-old", ["acme"], token_hash(token), team.clock.now())
+    team.tokens["bob-old"] = token
+    pending = team.link("bob-old")
+    team.store.revoke_device(device.id, team.clock.now())
+    assert team.client().post("/signin", data={"link": link_of(pending)}).status_code == 400
+    # Not a link at all.
+    assert team.client().post("/signin", data={"link": "klnk_guess"}).status_code == 400
+    assert team.client().post("/signin", data={}).status_code == 400
+
+
+def test_a_session_expires_and_signing_out_ends_it(team: Team) -> None:
+    browser = team.signed_in("alice", ["acme"])
+    team.clock.advance(hours=12, minutes=1)
+    try:
+        assert browser.get("/memory").status_code == 303
+    finally:
+        team.clock.advance(hours=-12, minutes=-1)
+    browser = team.signed_in("alice", ["acme"])
+    secret = browser.cookies[SESSION_COOKIE]
+    csrf = csrf_of(browser)
+    assert browser.post("/signout", data={}).status_code == 403  # no CSRF token: refused, still signed in
+    assert browser.get("/memory").status_code == 200
+    out = browser.post("/signout", data={"csrf": csrf})
+    assert out.status_code == 303 and out.headers["location"] == "/signin?out=1"
+    assert "signed out" in browser.get("/signin?out=1").text.lower()
+    # The row is revoked: the old cookie, replayed, gets nothing.
+    replay = team.client()
+    replay.cookies.set(SESSION_COOKIE, secret)
+    assert replay.get("/memory").status_code == 303
+    session = team.store.device_by_token(token_hash(secret))
+    assert session is not None and session.revoked_at is not None
+
+
+def test_a_browser_session_is_no_api_token(team: Team) -> None:
+    browser = team.signed_in("alice", ["acme"])
+    secret = browser.cookies[SESSION_COOKIE]
+    answer = httpx.post(f"{team.url}/api/v1/web/link", json={}, headers={"Authorization": f"Bearer {secret}"})
+    assert answer.status_code == 401
+    assert httpx.get(f"{team.url}/api/v1/me", headers={"Authorization": f"Bearer {secret}"}).status_code == 401
+
+
+def test_a_link_opens_only_workspaces_its_device_syncs(team: Team) -> None:
+    answer = httpx.post(f"{team.url}/api/v1/web/link", json={"workspaces": ["globex"]},
+                        headers={"Authorization": f"Bearer {team.tokens['bob']}"})  # fmt: skip
+    assert answer.status_code == 403
+    assert httpx.post(f"{team.url}/api/v1/web/link", json={}).status_code == 401
+
+
+def test_a_viewer_reads_but_changes_nothing(team: Team) -> None:
+    bob = team.signed_in("bob")
+    card = bob.get(f"/memory/{team.refs['acme']}")
+    assert card.status_code == 200 and ACME_TEXT in card.text
+    assert "viewer of acme" in card.text and "Your role in acme is viewer" in card.text
+    for verb in ("/pin", "/hide", "/retire", "/protect"):
+        assert f'action="/memory/{team.refs["acme"]}{verb}"' not in card.text
+    csrf = csrf_of(bob)
+    before = team.core("acme").get(team.refs["acme"])
+    for action in ("pin", "hide", "retire", "protect"):
+        refused = bob.post(f"/memory/{team.refs['acme']}/{action}", data={"csrf": csrf, "back": "/memory"})
+        assert refused.status_code == 403 and "may read but not change" in refused.text
+    assert bob.post("/rules/sentence", data={"csrf": csrf, "text": "never", "for": "all"}).status_code == 403
+    after = team.core("acme").get(team.refs["acme"])
+    assert (after.pinned, after.hidden, after.status, after.protected) == (
+        before.pinned, before.hidden, before.status, before.protected)  # fmt: skip
+
+
+def test_members_read_only_too_for_now(team: Team) -> None:
+    # Until a change made here is recorded as its author's sync record, no role writes here.
+    alice = team.signed_in("alice", ["acme"])
+    card = alice.get(f"/memory/{team.refs['acme']}").text
+    assert f'action="/memory/{team.refs["acme"]}/pin"' not in card and "read only, for now" in card
+    refused = alice.post(f"/memory/{team.refs['acme']}/pin", data={"csrf": csrf_of(alice), "back": "/memory"})
+    assert refused.status_code == 403
+    assert not team.core("acme").get(team.refs["acme"]).pinned
+
+
+def test_csrf_and_origin_are_checked(team: Team) -> None:
+    alice = team.signed_in("alice")
+    csrf = csrf_of(alice)
+    switch = {"workspace": "globex"}
+    assert alice.post("/workspace", data=switch).status_code == 403  # no token
+    assert alice.post("/workspace", data={**switch, "csrf": "0" * 64}).status_code == 403  # wrong token
+    other = alice.post("/workspace", data={**switch, "csrf": csrf}, headers={"Origin": "http://evil.example"})
+    assert other.status_code == 403 and "another origin" in other.text
+    bare = httpx.Client(base_url=team.url, cookies=alice.cookies, follow_redirects=False)
+    assert bare.post("/workspace", data={**switch, "csrf": csrf}).status_code == 403  # no Origin at all
+    # Signing in from another site's page (login CSRF) is refused too.
+    link = link_of(team.link("bob"))
+    forged = team.client().post("/signin", data={"link": link}, headers={"Origin": "http://evil.example"})
+    assert forged.status_code == 403
+    assert team.client().post("/signin", data={"link": link}).status_code == 303  # the link was not spent
+    # A Host the pages were not started for (DNS rebinding) gets nothing.
+    assert alice.get("/memory", headers={"Host": "evil.example"}).status_code == 400
+    # With the token and the origin, the switch goes through.
+    assert alice.post("/workspace", data={**switch, "csrf": csrf}).status_code == 303
+
+
+def test_another_workspace_is_never_shown(team: Team) -> None:
+    bob = team.signed_in("bob")  # acme only
+    for path in [*PAGES, "/memory?q=invoices+ledger", "/memory?status=all", f"/memory/{team.refs['globex']}"]:
+        page = bob.get(path)
+        assert page.status_code in (200, 404, 501), (path, page.status_code)
+        assert GLOBEX_TEXT not in page.text, path
+    csrf = csrf_of(bob)
+    asked = bob.post("/workspace", data={"workspace": "globex", "csrf": csrf})
+    assert asked.status_code == 403
+    bob.cookies.set("kenning_workspace", "globex")  # a hand-set choice is ignored: bob reads acme
+    page = bob.get("/memory")
+    assert ACME_TEXT in page.text and GLOBEX_TEXT not in page.text
+    # alice, in both: the switcher opens each, one at a time.
+    alice = team.signed_in("alice")
+    acme = alice.get("/memory").text
+    assert ACME_TEXT in acme and GLOBEX_TEXT not in acme and 'value="globex"' in acme
+    assert alice.post("/workspace", data={"workspace": "globex", "csrf": csrf_of(alice)}).status_code == 303
+    globex = alice.get("/memory").text
+    assert GLOBEX_TEXT in globex and ACME_TEXT not in globex and "member of globex" in globex
+    assert alice.get(f"/memory/{team.refs['acme']}").status_code == 404
+
+
+def test_a_session_loses_a_workspace_its_account_leaves(team: Team) -> None:
+    alice = team.signed_in("alice")
+    from kenning.store.server.protocol import Role
+
+    team.store.remove_member("globex", team.accounts["alice"])
+    try:
+        page = alice.get("/memory").text
+        assert 'value="globex"' not in page and GLOBEX_TEXT not in page
+        assert alice.post("/workspace", data={"workspace": "globex", "csrf": csrf_of(alice)}).status_code == 403
+    finally:
+        team.store.set_member("globex", team.accounts["alice"], Role.MEMBER)
+
+
+def test_pages_without_a_store_here_say_so(team: Team) -> None:
+    alice = team.signed_in("alice", ["acme"])
+    for path in PAGES:
+        page = alice.get(path)
+        assert page.status_code in (200, 501), (path, page.status_code, page.text[:500])
+        if page.status_code == 501:
+            assert "Not available on this server yet" in page.text and "no PostgreSQL backend yet" in page.text
+            assert 'aria-label="Pages"' in page.text  # the navigation is there: the app goes on
+
+
+def test_a_signed_in_member_approves_a_device_code(team: Team) -> None:
+    started = httpx.post(f"{team.url}/api/v1/login/device", json={"label": "new-laptop"}).json()
+    assert f"/device?code={started['user_code']}" in started["approve_with"]
+    poll = {"device_code": started["device_code"]}
+    assert "authorization_pending" in httpx.post(f"{team.url}/api/v1/login/device/token", json=poll).text
+    bob = team.signed_in("bob")
+    form = bob.get(f"/device?code={started['user_code']}")
+    assert form.status_code == 200 and started["user_code"] in form.text
+    csrf = csrf_of(bob, "/device")
+    assert bob.post("/device", data={"code": started["user_code"]}).status_code == 403  # no CSRF token
+    wrong = bob.post("/device", data={"code": "ZZZZ-ZZZZ", "csrf": csrf})
+    assert wrong.status_code == 404 and "No machine is waiting" in wrong.text
+    outside = bob.post("/device", data={"code": started["user_code"], "csrf": csrf, "workspace": "globex"})
+    assert outside.status_code == 403
+    done = bob.post("/device", data={"code": started["user_code"], "csrf": csrf, "workspace": "acme"})
+    assert done.status_code == 200 and "Approved" in done.text
+    joined = httpx.post(f"{team.url}/api/v1/login/device/token", json=poll).json()
+    assert joined["account_name"] == "bob" and joined["workspaces"] == ["acme"]
+    assert joined["token"].startswith("kdev_")
+
+
+def test_the_sign_in_endpoint_is_rate_limited() -> None:
+    with team_server(signin_rate=0.001, signin_burst=3) as limited:
+        client = limited.client()
+        answers = [client.post("/signin", data={"link": f"{LINK_PREFIX}guess{i}"}).status_code for i in range(5)]
+        assert answers[:3] == [400, 400, 400] and answers[3:] == [429, 429]
+        late = client.post("/signin", data={"link": link_of(limited.link("alice"))})
+        assert late.status_code == 429 and int(late.headers["retry-after"]) >= 1
+
+
+def test_the_api_still_answers_beside_the_pages(team: Team) -> None:
+    assert httpx.get(f"{team.url}/healthz").json() == {"ok": True}
+    me = httpx.get(f"{team.url}/api/v1/me", headers={"Authorization": f"Bearer {team.tokens['alice']}"})
+    assert me.status_code == 200 and me.json()["account_name"] == "alice"
+    schema = httpx.get(f"{team.url}/api/v1/openapi.json").json()
+    assert "/api/v1/web/link" in schema["paths"] and "/memory" not in schema["paths"]
+    assert httpx.get(f"{team.url}/api/v1/devices").status_code == 401
