@@ -5,7 +5,9 @@ whole server app (API and pages in one ASGI application) on a real PostgreSQL
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -266,3 +268,25 @@ def test_the_api_still_answers_beside_the_pages(team: Team) -> None:
     schema = httpx.get(f"{team.url}/api/v1/openapi.json").json()
     assert "/api/v1/web/link" in schema["paths"] and "/memory" not in schema["paths"]
     assert httpx.get(f"{team.url}/api/v1/devices").status_code == 401
+
+
+def test_kenning_ui_server_prints_a_link_that_signs_in(team: Team, tmp_path: Path) -> None:
+    from cli_runner import run
+    from kenning.sync import link as links
+    from kenning.sync.client import Link
+
+    home = tmp_path / "bob-laptop"
+    device = team.store.device_by_token(token_hash(team.tokens["bob"]))
+    assert device is not None
+    links.save(home, Link(team.url, team.accounts["bob"], "bob", device.id, ("acme",), team.tokens["bob"]))
+    ran = run(["ui", "--server", "--no-open", "--json"], tmp_path, home)
+    answer = json.loads(ran.stdout)
+    assert answer["url"].startswith(f"{team.url}/signin?link={LINK_PREFIX}") and answer["expires_in"] == 300
+    browser = team.client()
+    assert browser.post("/signin", data={"link": link_of(answer["url"])}).status_code == 303
+    assert "Signed in as bob" in browser.get("/memory").text
+    said = run(["ui", "--server", "--no-open"], tmp_path, home).stdout
+    assert "signs one browser in, once" in said and f"{team.url}/signin?link=" in said
+    # Not logged in: a clear error, no link.
+    refused = run(["ui", "--server", "--no-open"], tmp_path, tmp_path / "nowhere", ok=False)
+    assert refused.returncode != 0 and "kenning login" in refused.stderr
