@@ -129,7 +129,7 @@ def csrf_of(client: httpx.Client, path: str = "/memory") -> str:
 
 
 @contextmanager
-def team_server(*, signin_rate: float = 50.0, signin_burst: int = 200) -> Iterator[Team]:
+def team_server(*, signin_rate: float = 50.0, signin_burst: int = 200, secure: bool = False) -> Iterator[Team]:
     """The whole server (API and pages) under uvicorn on 127.0.0.1, with the team above."""
     dsn = fresh_database()
     clock = FixedClock(datetime.now(UTC))
@@ -144,7 +144,7 @@ def team_server(*, signin_rate: float = 50.0, signin_burst: int = 200) -> Iterat
         store.set_member("globex", acc["alice"], Role.MEMBER)
         scopes = {"alice": ["acme", "globex"], "bob": ["acme"], "carol": ["globex"]}
         pages = PagesConfig(workspace_cores(stores, clock, Path("/nonexistent")), hosts=tuple(LOCAL_HOSTS),
-                            signin_rate=signin_rate, signin_burst=signin_burst)  # fmt: skip
+                            signin_rate=signin_rate, signin_burst=signin_burst, secure=secure)  # fmt: skip
         app = create_server_app(store, clock=clock, pages=pages)
         sock = bind(0)
         port = sock.getsockname()[1]

@@ -14,7 +14,7 @@ import pytest
 from server_support import ACME_SCRIPT, ACME_TEXT, GLOBEX_TEXT, Team, csrf_of, link_of, team_server
 
 from kenning.server.auth import token_hash
-from kenning.server.web_login import LINK_PREFIX, SESSION_COOKIE, SESSION_TTL
+from kenning.server.web_login import LINK_PREFIX, SECURE_SESSION_COOKIE, SESSION_COOKIE, SESSION_TTL
 
 PAGES = ["/memory", "/review", "/retire", "/map", "/decisions", "/rules", "/health", "/sessions", "/report"]
 
@@ -259,6 +259,19 @@ def test_the_sign_in_endpoint_is_rate_limited() -> None:
         assert answers[:3] == [400, 400, 400] and answers[3:] == [429, 429]
         late = client.post("/signin", data={"link": link_of(limited.link("alice"))})
         assert late.status_code == 429 and int(late.headers["retry-after"]) >= 1
+
+
+def test_behind_tls_the_session_cookie_is_secure_and_host_bound() -> None:
+    with team_server(secure=True) as tls:  # as `kenning serve --behind-proxy` or with --tls-cert
+        client = tls.client()
+        signed = client.post("/signin", data={"link": link_of(tls.link("alice"))})
+        cookie = signed.headers["set-cookie"]
+        assert cookie.startswith(f"{SECURE_SESSION_COOKIE}=") and "secure" in cookie.lower()
+        secret = cookie.split(";", 1)[0].split("=", 1)[1]
+        bare = httpx.Client(base_url=tls.url, follow_redirects=False)
+        assert bare.get("/memory", headers={"Cookie": f"{SESSION_COOKIE}={secret}"}).status_code == 303
+        page = bare.get("/memory", headers={"Cookie": f"{SECURE_SESSION_COOKIE}={secret}"})
+        assert page.status_code == 200 and ACME_TEXT in page.text
 
 
 def test_the_api_still_answers_beside_the_pages(team: Team) -> None:
