@@ -243,7 +243,7 @@ STEPS: list[tuple[str, str]] = [
     ("s001_app_role", _ROLE),
     ("s002_control_plane", _CONTROL),
     ("s003_data_plane", _DATA),
-    ("s004_web_links", _WEB_LINKS),
+    ("s005_web_links", _WEB_LINKS),
 ]
 
 
