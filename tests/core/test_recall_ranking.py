@@ -130,6 +130,22 @@ def test_names_written_together_are_one_name(core: Core, place: Place) -> None:
     assert _unseen(parse("use Jetpack and Compose"), set(), set())[1] == 2
 
 
+def test_a_why_question_answered_by_a_decision_may_name_a_case_no_memory_holds(core: Core, place: Place) -> None:
+    """The Hue bridge is one of the integrations the decision's rule covers: in a why-question
+    that a decision answers, a name no memory holds raises the bar as a word does. The same
+    name in a task still counts as a name, and a known technology still counts as one."""
+    rule = add(core, place, "Integrations that talk to devices are configured through the UI, not YAML",
+               kind=Kind.DECISION, reason="discovery does not work with YAML")  # fmt: skip
+    add(core, place, "Integrations poll local devices at most every 5 seconds")
+    add(core, place, "New integrations ship with a config flow and tests")
+    add(core, place, "The recorder keeps ten days of history by default")
+    add(core, place, "Pull requests change one integration at a time")
+    why = core.recall(place, "why can't I set up the Hue bridge in YAML anymore").hits
+    assert why and why[0].memory.ref == rule
+    assert core.recall(place, "set up the Hue bridge in YAML").hits == []
+    assert core.recall(place, "why can't I set up Kubernetes in YAML anymore").hits == []
+
+
 def test_decisions_come_first_for_a_why_question(core: Core, place: Place, filled: dict[str, str]) -> None:
     plain = core.recall(place, "postgres integration tests container").hits
     assert plain[0].memory.ref == filled["fact_pg"]

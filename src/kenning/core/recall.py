@@ -10,6 +10,8 @@
    words it holds) clears EVIDENCE_BAR, raised for what of the query no candidate holds:
    TECH_PENALTY for a technology kenning knows by name ("Kubernetes" in a project that
    never mentions it), NAME_PENALTY for any other name, WORD_PENALTY for any other word.
+   A why-question whose strongest candidate is a decision counts such a name as a word: it
+   names its case ("the Hue bridge") of the rule the decision states.
    bench/recall_eval.py --cv chooses these on two projects and measures on the third.
 4. Score = BM25 x confidence x a small recency lift; on a near tie on one slot the newer
    memory first; decisions first for a "why" question.
@@ -261,8 +263,12 @@ def look_up(
         score = ranking.bm25(everything, hit, stats) * memory.confidence * recency
         held = sum(1 for c in query.topic if _held(c, hit))
         out[ref] = _Scored(hit, score, held / len(query.topic), ranking.evidence(topical, hit, stats))
-    best = max(ranking.evidence(topical, h, stats) for h in hits)
-    return Phrasing(out, best, tech, names, words)
+    strongest = max(out.values(), key=lambda s: (s.evidence, s.score, s.hit.memory.ref))
+    if query.why and strongest.hit.memory.kind is Kind.DECISION:
+        # A why-question answered by a decision names its case ("the Hue bridge") of the rule
+        # the decision states over many; a name no memory holds is then one more word.
+        names, words = 0, words + names
+    return Phrasing(out, strongest.evidence, tech, names, words)
 
 
 def _searched(weights: dict[str, float], df: dict[str, int]) -> list[str]:
