@@ -88,6 +88,43 @@ def _seed(database: str) -> None:
         for ws in (INTRUDER, ""):
             conn.execute("INSERT INTO meta (workspace, key, value) VALUES (%s, 'k', 'intruder'), (%s, '', 'x')", (ws, ws))
         rls.bind_role(conn, ROLE, WORKSPACE)
+    _seed_capture(database)
+
+
+def _seed_capture(database: str) -> None:
+    """Captured sessions of the intruder under the ids, ledger keys, words, memory files and
+    meta keys the capture suite uses: a leak would show as an extra hit, a session, a turn
+    count, a document frequency (a score) off."""
+    from kenning.redacted import redacted
+    from kenning.store.postgres.capture_store import PostgresCaptureStore
+    from kenning.store.postgres.schema import open_database
+    from kenning.store.protocol import CapturedSession, ChunkRow, LedgerEntry, TurnRow
+
+    words = ["why does the login test fail", "the staging database settings live in config", "first version",
+             "database database database migrations ran", "we are rotating the signing keys weekly", "answer",
+             "pin the timezone in conftest", "quartermaster deploys", "we decided on postgres", "tool output",
+             "kept session", "database tuning notes", "yes, do that"]  # fmt: skip
+    db = open_database(postgres_server.dsn(database, postgres_server.OWNER), max_size=1)
+    store = PostgresCaptureStore(db)
+    try:
+        for n, sid in enumerate(("claude:s1", "claude:s2", "codex:s2", "claude:9f1c2a7e-aaaa", "codex:9f1c-bbbb",
+                                 "claude:zz")):  # fmt: skip
+            tool = "codex" if sid.startswith("codex") else "claude-code"
+            session = CapturedSession(sid, tool, "github.com/acme/shop", "shop", "/src/intruder", "main",
+                                      "2026-03-01T09:00:00Z", f"2026-03-0{n + 1}T23:00:00Z")  # fmt: skip
+            turns = [TurnRow(sid, f"u{i}", role, redacted(text), f"2026-03-01T10:0{i % 10}:00Z", [], ["src/a.py"], "",
+                             "github.com/acme/shop", tool,
+                             [ChunkRow(0, role, redacted(text), redacted("should we pin the timezone"), "decision", 5,
+                                       0.9, 0)])
+                     for i, text in enumerate(words) for role in (("user", "assistant", "tool")[i % 3],)]  # fmt: skip
+            key = ("/t/s1.jsonl", "/t/2", "/t/c.jsonl", "/t/c", "/t/z", "/t/other.jsonl")[n]
+            store.commit_file(INTRUDER, LedgerEntry(key, tool, 99, 99, 1, "99:zzz", "", {"n": 9}), [session], turns,
+                              replace=False, now="2026-03-02T09:00:00.000000Z")  # fmt: skip
+        for path in ("/h/CLAUDE.md", "/h/AGENTS.md"):
+            store.set_memory_file(INTRUDER, path, "m:00000009", "intruder", "2026-03-02T09:00:00Z")
+        store.set_meta(INTRUDER, "rules_version", "99")
+    finally:
+        db.close()
 
 
 def _seed_rules(db: Any) -> None:

@@ -28,6 +28,7 @@ def all_sets() -> list[MigrationSet]:
     sets = [FOUNDATION]
     sets.append(importlib.import_module("kenning.store.postgres.memory_schema").MIGRATIONS)
     sets.append(importlib.import_module("kenning.store.postgres.rules_schema").MIGRATIONS)
+    sets.append(importlib.import_module("kenning.store.postgres.capture_schema").MIGRATIONS)
     return sets
 
 

@@ -1,9 +1,9 @@
 """The PostgreSQL backend's bundle of stores (:class:`kenning.store.protocol.Stores`).
 
-The memory and rule stores have a PostgreSQL implementation so far; asking the bundle for
-another store raises NotImplementedError saying so (the contract suites skip those stores on
-this backend), so a PostgreSQL core serves recall, memory writes and rules, not capture, the
-graph or the hooks' state.
+The memory, rule and capture stores have a PostgreSQL implementation so far; asking the
+bundle for another store raises NotImplementedError saying so (the contract suites skip those
+stores on this backend), so a PostgreSQL core serves recall, memory writes, rules and
+capture, not the graph or the hooks' state.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 from contextlib import AbstractContextManager
 from typing import NoReturn
 
+from kenning.store.postgres.capture_store import PostgresCaptureStore
 from kenning.store.postgres.db import Database
 from kenning.store.postgres.memories import PostgresMemoryStore
 from kenning.store.postgres.rules_store import PostgresRuleStore
@@ -40,7 +41,7 @@ class PostgresStores:
 
     @property
     def capture(self) -> CaptureStore:
-        _not_yet("capture")
+        return PostgresCaptureStore(self.db)
 
     @property
     def graph(self) -> GraphStore:

@@ -174,13 +174,15 @@ class SqliteCaptureStore:
         if flt.until:
             where.append("c.at <= ?")
             params.append(flt.until)
+        # The weights are bound, not written into the SQL, so FTS5 reads the very doubles given;
+        # ties break by chunk id (the order chunks were stored in), as on every backend.
         sql = (
-            f"SELECT c.*, bm25(capture_fts, {float(weights[0])}, {float(weights[1])}) AS rank, s.project_name, s.title"
+            "SELECT c.*, bm25(capture_fts, ?, ?) AS rank, s.project_name, s.title"
             " FROM capture_fts JOIN capture_chunks c ON c.id = capture_fts.rowid"
             " JOIN capture_sessions s ON s.id = c.session"
-            f" WHERE {' AND '.join(where)} ORDER BY rank LIMIT ?"
+            f" WHERE {' AND '.join(where)} ORDER BY rank, c.id LIMIT ?"
         )
-        rows = self.db.query(sql, [*params, limit])
+        rows = self.db.query(sql, [float(weights[0]), float(weights[1]), *params, limit])
         return [ChunkHit(_chunk(r), -float(r["rank"]), r["project_name"], stored(r["title"] or "")) for r in rows]
 
     def session(self, workspace: str, session_id: str) -> StoredSession | None:
