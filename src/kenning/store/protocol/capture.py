@@ -192,7 +192,8 @@ class CaptureStore(Protocol):
     # reading
     def search(self, workspace: str, terms: Sequence[str], flt: ChunkFilter, limit: int,
                weights: tuple[float, float]) -> list[ChunkHit]:  # fmt: skip
-        """The ``limit`` chunks holding any of ``terms`` with the best BM25, best first."""
+        """The ``limit`` chunks holding any of ``terms`` with the best BM25, best first; equal
+        scores in the order the chunks were stored (by id), so every backend cuts alike."""
         ...
 
     def session(self, workspace: str, session_id: str) -> StoredSession | None: ...
