@@ -142,6 +142,36 @@ def remember(
 ) -> RememberResult:
     """Write one memory. ``accepted`` marks a claim a person accepted from Needs review:
     it is never filtered by policy and never held for review again."""
+    c = checked(store, place, request, accepted=accepted)
+    with store.transaction():
+        result = _write(store, place, request, now, text=c.text, reason=c.reason, rejected=c.rejected, kind=c.kind,
+                        subject=c.subject, scope=c.scope, confidence=c.confidence, trigger=c.trigger,
+                        replaces=list(c.replaces), warnings=c.warnings, accepted=accepted)  # fmt: skip
+        _record_uses(store, place.workspace, list(c.used), request, now)
+    return result
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A request that passed every write rule, cleaned (redacted, one line, kind and slot
+    settled): what is written, here or by the team server (kenning.server)."""
+
+    text: Redacted
+    reason: Redacted
+    rejected: Redacted
+    kind: Kind
+    subject: str
+    scope: str
+    confidence: float
+    trigger: Trigger | None
+    used: tuple[str, ...]
+    replaces: tuple[str, ...]
+    warnings: list[str]
+
+
+def checked(store: MemoryStore, place: Place, request: RememberRequest, *, accepted: bool = False) -> Checked:
+    """The write rules of :func:`remember` that come before any write: shape, trigger, slot,
+    policy and confidence. Raises Invalid/Refused with the fix, as remember does."""
     text, reason, rejected, warnings = _clean(request)
     by_person = request.origin is Origin.PERSON
     trigger = request.when
@@ -178,15 +208,9 @@ def remember(
     if kind is Kind.PREFERENCE and not subject:
         subject = _slot_from_text(store, place, text)
     confidence = confidence_for(request, kind)
-    used = [normalize_ref(r) for r in request.used]
-    replaces = [normalize_ref(r) for r in request.replaces]
-
-    with store.transaction():
-        result = _write(store, place, request, now, text=text, reason=reason, rejected=rejected, kind=kind,
-                        subject=subject, scope=scope, confidence=confidence, trigger=trigger,
-                        replaces=replaces, warnings=warnings, accepted=accepted)  # fmt: skip
-        _record_uses(store, place.workspace, used, request, now)
-    return result
+    used = tuple(normalize_ref(r) for r in request.used)
+    replaces = tuple(normalize_ref(r) for r in request.replaces)
+    return Checked(text, reason, rejected, kind, subject, scope, confidence, trigger, used, replaces, warnings)
 
 
 def _write(

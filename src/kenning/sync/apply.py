@@ -27,6 +27,7 @@ from kenning.model import Kind, Memory, MemoryEvent, Status
 from kenning.redact import find_secrets
 from kenning.store.server.protocol import StoredRecord, WorkspaceTx
 from kenning.sync import records, wire
+from kenning.sync.materialize import MaterializingTx
 from kenning.text import term_set
 
 CANDIDATES = 30
@@ -57,8 +58,11 @@ class ItemResult:
 
 
 def apply_batch(tx: WorkspaceTx, workspace: str, account: str, items: Sequence[Item], now: datetime) -> list[ItemResult]:
-    """Apply ``items`` in order; one result per item. The caller holds the workspace lock."""
-    return [_apply(tx, workspace, account, item, now) for item in items]
+    """Apply ``items`` in order; one result per item. The caller holds the workspace lock.
+    Memory records are materialized into the workspace's memory store in the same
+    transaction (:mod:`kenning.sync.materialize`)."""
+    served = MaterializingTx(tx, workspace)
+    return [_apply(served, workspace, account, item, now) for item in items]
 
 
 def _refused(item: Item, code: str, message: str) -> ItemResult:

@@ -12,13 +12,15 @@ import secrets
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 import psycopg
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
+from kenning.store.postgres.db import Database
+from kenning.store.postgres.stores import PostgresStores
 from kenning.store.server import schema
 from kenning.store.server.protocol import (
     Account,
@@ -52,9 +54,21 @@ def connect_pool(dsn: str, *, min_size: int = 1, max_size: int = 10) -> Pool:
 
 
 def migrate(dsn: str) -> list[str]:
-    """Bring the server's schema up to date, connected as the schema's owner."""
+    """Bring the server's schema up to date, connected as the schema's owner: the memory
+    store's sets first (the server materializes pushed memories into them), then its own."""
+    from kenning.store.postgres.schema import migrate_schema
+
+    done = migrate_schema(dsn)
     with psycopg.connect(dsn, autocommit=True) as conn:
-        return schema.migrate(conn)
+        return done + schema.migrate(conn)
+
+
+def pending(conn: psycopg.Connection[Any]) -> list[str]:
+    """Migrations of the store's sets and the server's own not applied yet."""
+    from kenning.store.postgres.db import pending as store_pending
+    from kenning.store.postgres.schema import all_sets
+
+    return store_pending(conn, all_sets()) + schema.pending(conn)
 
 
 def _account(row: Row) -> Account:
@@ -82,12 +96,35 @@ _RECORD_SELECT = (
 )
 
 
+class _Lent:
+    """One connection lent as a pool: a :class:`Database` over it works inside the
+    transaction the connection has open (its own transactions become savepoints)."""
+
+    def __init__(self, conn: psycopg.Connection[Row]) -> None:
+        self.conn = conn
+
+    @contextmanager
+    def connection(self, timeout: float | None = None) -> Iterator[psycopg.Connection[Row]]:
+        yield self.conn
+
+    def close(self) -> None:
+        """The connection goes back to the server's pool with its transaction, not here."""
+
+
 class PgWorkspaceTx:
     """One data-plane transaction (see :class:`kenning.store.server.protocol.WorkspaceTx`)."""
 
     def __init__(self, conn: psycopg.Connection[Row], workspace: str) -> None:
         self.conn = conn
         self.ws = workspace
+        self._stores: PostgresStores | None = None
+
+    def stores(self) -> PostgresStores:
+        if self._stores is None:
+            # Bound to the workspace: the transaction already named it (and its token), so
+            # the database sets nothing per call; row-level security admits this workspace only.
+            self._stores = PostgresStores(Database(cast(Any, _Lent(self.conn)), self.ws, under_policy=True))
+        return self._stores
 
     def _one(self, sql: str, params: Sequence[object]) -> Row | None:
         return self.conn.execute(sql.encode(), params).fetchone()
@@ -214,7 +251,7 @@ class PostgresServerStore:
             migrate(dsn)
         else:
             with psycopg.connect(dsn, autocommit=True) as conn:
-                behind = schema.pending(conn)
+                behind = pending(conn)
             if behind:
                 from kenning.errors import Refused
 
@@ -238,7 +275,7 @@ class PostgresServerStore:
     def ready(self) -> bool:
         try:
             with self.pool.connection(timeout=5) as conn:
-                migrated = not schema.pending(conn)
+                migrated = not pending(conn)
         except (psycopg.Error, OSError):
             return False
         return migrated

@@ -21,6 +21,8 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any, Protocol
 
+from kenning.store.protocol import Stores
+
 
 class Role(StrEnum):
     OWNER = "owner"
@@ -151,6 +153,12 @@ class WorkspaceTx(Protocol):
         ...
 
     def count(self, kind: str | None = None) -> int: ...
+
+    def stores(self) -> Stores:
+        """The workspace's memory stores (the materialized copy of its memory records) in this
+        same transaction: what they read and write commits or rolls back with the records,
+        and row-level security binds them to the same token and workspace."""
+        ...
 
 
 class ServerStore(Protocol):

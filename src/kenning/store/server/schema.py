@@ -222,6 +222,21 @@ CREATE POLICY batches_insert ON batches FOR INSERT
 GRANT SELECT, INSERT ON batches TO {APP_ROLE};
 """
 
+# The memory store's tables (kenning.store.postgres, migrated first into the same database)
+# admit a row when its workspace is kenning_workspace(): on a server that is the request's
+# workspace only while its token is good for it (the same test as the records'), so the
+# materialized memories are bound to the request exactly as the records are. Every table a
+# store set adds later is bound the same way, as its policy asks the same function. The
+# subqueries make PostgreSQL evaluate each once per statement (an InitPlan), not per row.
+_SERVED_STORE = """
+CREATE OR REPLACE FUNCTION kenning_workspace() RETURNS TEXT LANGUAGE sql STABLE AS $fn$
+    SELECT coalesce(
+        (SELECT b.workspace FROM kenning_role_workspaces b WHERE b.role_name = current_user),
+        (SELECT kenning_request_workspace())
+    )
+$fn$;
+"""
+
 # Browser sign-in (kenning.server.web_login): a one-time link a signed-in machine asks for,
 # which a browser trades for a session (a devices row of kind 'web'). Control plane: the
 # application role is granted nothing of it.
@@ -243,6 +258,7 @@ STEPS: list[tuple[str, str]] = [
     ("s001_app_role", _ROLE),
     ("s002_control_plane", _CONTROL),
     ("s003_data_plane", _DATA),
+    ("s004_served_store", _SERVED_STORE),
     ("s005_web_links", _WEB_LINKS),
 ]
 
