@@ -36,6 +36,7 @@ async def test_every_listed_tool_answers_over_stdio(tmp_path: Path, kenning_home
         calls: dict[str, dict[str, Any]] = {
             "remember": {"text": "The pdf worker runs on the batch queue"},
             "recall": {"query": "pdf worker invoices"},
+            "recall_workspaces": {"query": "pdf worker invoices", "workspaces": ["local"]},
             "get_memory": {"refs": [ref]},
             "list_memories": {},
             "record_decision": {"title": "Render invoices asynchronously", "reasoning": "requests must stay fast"},

@@ -86,6 +86,54 @@ def _setup(store: PostgresServerStore) -> tuple[dict[str, str], list[Token], dic
     return ids, tokens, model
 
 
+MEMORY_WORDS = ("deploy", "invoice", "staging", "billing")
+WHEN = ("on Tuesday mornings", "after the lunch break", "at midnight sharp", "before standup starts",
+        "every second sprint", "on release day", "during the code freeze", "at quarter end")  # fmt: skip
+
+
+def _seed_memories(store: PostgresServerStore, tokens: list[Token]) -> dict[str, dict[str, tuple[str, bool]]]:
+    """Memory records pushed by each writer (some hidden), materialized for recall, get and
+    list: workspace -> ref -> (owner, hidden)."""
+    from kenning.ids import new_ref
+    from kenning.model import Kind, Memory, Origin
+    from kenning.redacted import redacted
+    from kenning.sync import records
+    from kenning.sync.apply import Item, apply_batch
+
+    now = datetime.now(UTC)
+    by_name = {t.name: t for t in tokens}
+    out: dict[str, dict[str, tuple[str, bool]]] = {ws: {} for ws in WORKSPACES}
+    for n, (who, ws) in enumerate([("alice", "acme"), ("bob", "acme"), ("dave", "beta"), ("erin", "gamma")] * 2):
+        ref = new_ref()
+        hidden = n >= 4 and n % 2 == 0
+        word = MEMORY_WORDS[n % len(MEMORY_WORDS)]
+        memory = Memory(ref=ref, workspace=ws, scope="personal", text=redacted(f"The {word} step of {ws} runs {WHEN[n]}"),
+                        kind=Kind.FACT, confidence=0.8, origin=Origin.PERSON, created_at=now, confirmed_at=now,
+                        hidden=hidden)  # fmt: skip
+        body = records.memory_body(memory, [])
+        token = by_name[who]
+        with store.workspace(Grant(token_hash(token.secret), ws)) as tx:
+            tx.lock()
+            [done] = apply_batch(tx, ws, token.account, [Item("memory", ref, "put", wire.digest(body), body)], now)
+            assert done.status == "stored", done
+        out[ws][ref] = (token.account, hidden)
+    return out
+
+
+def _check_memory_read(r: httpx.Response, ws: str, kind: str, ref: str,
+                       memories: dict[str, dict[str, tuple[str, bool]]], where: tuple[object, ...]) -> None:  # fmt: skip
+    """A memory read answers from its own workspace only, and never with a hidden memory."""
+    mine = {k for k, (_owner, hidden) in memories[ws].items() if not hidden}
+    if kind == "get":
+        assert r.status_code == (200 if ref in mine else 404), (*where, ref, r.text)
+        return
+    assert r.status_code == 200, (*where, r.text)
+    got = [m["ref"] for m in r.json()["results" if kind == "recall" else "memories"]]
+    assert set(got) <= mine, (*where, sorted(set(got) - mine))
+    if kind == "list":
+        assert set(got) == mine, (*where, got)
+
+
 def _role(store: PostgresServerStore, token: Token, ws: str) -> Role | None:
     if not token.good or ws not in token.scope:
         return None
@@ -112,6 +160,7 @@ def test_random_requests_through_the_api_read_and_change_nothing_they_should_not
     rng = random.Random(seed)
     with running_server(server_dsn) as srv:
         _ids, tokens, model = _setup(srv.store)
+        memories = _seed_memories(srv.store, tokens)
         http = httpx.Client(base_url=srv.url, timeout=30)
         counts: dict[int, int] = {}
         gone: set[tuple[str, str]] = set()  # forgotten: tombstones
@@ -136,6 +185,23 @@ def test_random_requests_through_the_api_read_and_change_nothing_they_should_not
                     assert r.status_code == 404, (seed, token.name, other.name, r.text)
                     assert srv.store.device(other.device).revoked_at is None or not other.good  # type: ignore[union-attr]
                 continue
+            if rng.random() < 0.25:  # the query side: recall, get or list a memory
+                kind = rng.choice(("recall", "get", "list"))
+                ref = rng.choice([k for refs in memories.values() for k in refs])
+                if kind == "recall":
+                    r = http.post("/api/v1/recall", json={"workspace": ws, "query": f"{rng.choice(MEMORY_WORDS)} step",
+                                                          "project": "personal"}, headers=headers)  # fmt: skip
+                elif kind == "get":
+                    r = http.get(f"/api/v1/memories/{ref}", params={"workspace": ws}, headers=headers)
+                else:
+                    r = http.get("/api/v1/memories", params={"workspace": ws, "project": "personal"}, headers=headers)
+                counts[r.status_code] = counts.get(r.status_code, 0) + 1
+                if role is None:
+                    assert r.status_code in (401, 403), (seed, token.name, ws, kind, r.text)
+                    assert "results" not in r.json() and "memories" not in r.json() and "text" not in r.json()
+                else:
+                    _check_memory_read(r, ws, kind, ref, memories, (seed, token.name, ws, kind))
+                continue
             if rng.random() < 0.5:
                 r = http.post("/api/v1/sync/pull", json={"workspace": ws, "after": rng.choice([0, 0, 3])}, headers=headers)
                 counts[r.status_code] = counts.get(r.status_code, 0) + 1
@@ -144,7 +210,12 @@ def test_random_requests_through_the_api_read_and_change_nothing_they_should_not
                     assert "changes" not in r.json()
                 else:
                     assert r.status_code == 200, (seed, token.name, ws, r.text)
-                    _check_visible(r.json()["changes"], ws, token, model, gone)
+                    changes = r.json()["changes"]
+                    _check_visible([c for c in changes if c["kind"] == KIND], ws, token, model, gone)
+                    for c in changes:
+                        if c["kind"] == "memory":
+                            owner, hidden = memories[ws][c["key"]]
+                            assert c["body"] is None if hidden and owner != token.account else c["body"]["ref"] == c["key"]
                 continue
             # A write: a new record of one's own, or a change to someone's existing record.
             existing = [k for (w, k) in model if w == ws]
@@ -184,20 +255,21 @@ def test_row_level_security_alone_keeps_workspaces_and_hidden_bodies_apart(serve
     store = PostgresServerStore.open(server_dsn, max_size=2)
     try:
         ids, tokens, model = _setup(store)
+        memories = _seed_memories(store, tokens)
         unknown = Token("unknown", new_token(), "acc_nobody", WORKSPACES, True)
         for _ in range(SQL_REQUESTS):
             token = rng.choice([*tokens, unknown])
             ws = rng.choice(WORKSPACES)
             asked = rng.choice(WORKSPACES)  # what a buggy query might filter on, or nothing
             role = _role(store, token, ws) if token is not unknown else None
-            probe = rng.randrange(6)
+            probe = rng.randrange(8)
             with store.workspace(Grant(token_hash(token.secret), ws)) as tx:
                 conn = tx.conn
                 if probe == 0:
                     rows = conn.execute("SELECT workspace, key FROM records").fetchall()
                     assert {r["workspace"] for r in rows} <= ({ws} if role else set()), (seed, token.name, ws)
                     if role:
-                        assert {r["key"] for r in rows} == {k for (w, k) in model if w == ws}
+                        assert {r["key"] for r in rows} == {k for (w, k) in model if w == ws} | set(memories[ws])
                 elif probe == 1:
                     rows = conn.execute("SELECT workspace, key, owner, private FROM record_bodies WHERE workspace = %s",
                                         (asked,)).fetchall()  # fmt: skip
@@ -207,6 +279,7 @@ def test_row_level_security_alone_keeps_workspaces_and_hidden_bodies_apart(serve
                 elif probe == 2:
                     changed = conn.execute("UPDATE record_bodies SET body = body WHERE workspace = %s", (asked,)).rowcount
                     mine = sum(1 for (w, _k), (o, _h) in model.items() if w == ws == asked and o == token.account)
+                    mine += sum(1 for o, _h in memories[ws].values() if ws == asked and o == token.account)
                     assert changed == (mine if role and role.writes else 0), (seed, token.name, ws, asked, changed)
                 elif probe == 3:
                     with pytest.raises(psycopg.errors.InsufficientPrivilege):
@@ -219,6 +292,16 @@ def test_row_level_security_alone_keeps_workspaces_and_hidden_bodies_apart(serve
                             (asked if asked != ws or not (role and role.writes) else "gamma" if ws != "gamma" else "acme",
                              token.account),
                         )  # fmt: skip
+                elif probe in (6, 7):  # the materialized memory store: its own workspace only, no hidden memory
+                    table = "memories" if probe == 6 else "memory_postings"
+                    rows = conn.execute(f"SELECT DISTINCT workspace FROM {table} WHERE workspace = %s OR true",
+                                        (asked,)).fetchall()  # fmt: skip
+                    assert {r["workspace"] for r in rows} <= ({ws} if role else set()), (seed, token.name, ws, table)
+                    if probe == 6:
+                        refs = {r["ref"] for r in conn.execute("SELECT ref FROM memories").fetchall()}
+                        assert refs == ({k for k, (_o, h) in memories[ws].items() if not h} if role else set())
+                        changed = conn.execute("UPDATE memories SET text = text WHERE workspace = %s", (asked,)).rowcount
+                        assert changed == 0 or (role and asked == ws), (seed, token.name, ws, asked, changed)
                 else:
                     rows = conn.execute("SELECT workspace, batch_id FROM batches UNION ALL"
                                         " SELECT workspace, last::text FROM workspace_seq").fetchall()  # fmt: skip

@@ -25,9 +25,13 @@ from kenning.mcp.groups import DEFAULT, HELP, parse
                    "they do the pointing and leave the holdout sessions alone.")  # fmt: skip
 @click.option("--tools", "tool_groups", default=",".join(DEFAULT), show_default=True, metavar="GROUP,...",
               help=f"Which tools to offer, by group (or all). {HELP}.")
+@click.option("--remote", "remote", default=None, metavar="URL",
+              help="Serve the memory tools (recall, recall_workspaces, remember, get_memory, list_memories, "
+                   "memory_health) from the team server at URL, for a machine that keeps no store; uses the "
+                   "device token of `kenning login URL`. Stdio only.")  # fmt: skip
 @click.pass_context
 def mcp_cmd(click_ctx: click.Context, http: bool, port: int, host: str, allow_hosts: tuple[str, ...],
-            point_at_recall: bool, tool_groups: str) -> None:  # fmt: skip
+            point_at_recall: bool, tool_groups: str, remote: str | None) -> None:  # fmt: skip
     """Run kenning's MCP server (agent tools start this; see: kenning install).
 
     Over stdio the project defaults to $CLAUDE_PROJECT_DIR (or $GEMINI_PROJECT_DIR), else the
@@ -42,6 +46,7 @@ def mcp_cmd(click_ctx: click.Context, http: bool, port: int, host: str, allow_ho
       kenning mcp --tools core,sessions,work
       kenning mcp --http --port 8765
       kenning mcp token
+      kenning mcp --remote https://kenning.example.com
 
     Claude Code, Codex and Gemini CLI run the first (kenning's hooks point sessions at
     recall); Cursor and OpenCode, which have no hooks, the second.
@@ -54,6 +59,9 @@ def mcp_cmd(click_ctx: click.Context, http: bool, port: int, host: str, allow_ho
 
     # An HTTP server is shared by many folders: only an explicit project env var sets its default.
     default = env_default_cwd(os.environ) or (None if http else os.getcwd())
+    if remote is not None:
+        _serve_remote(ctx, remote, http=http, default_cwd=default)
+        return
     chosen = parse(tool_groups)  # before the server starts: a wrong group is an error, not a quiet default
     token = None
     if http:
@@ -85,3 +93,21 @@ def token_cmd(ctx: CliContext, as_json: bool) -> None:
         emit_json({"token": value, "path": str(token_path(ctx.settings.home)), "header": f"Authorization: Bearer {value}"})
     else:
         click.echo(value)
+
+
+def _serve_remote(ctx: CliContext, url: str, *, http: bool, default_cwd: str | None) -> None:
+    from kenning.errors import Invalid
+    from kenning.mcp.remote import build_remote_server
+    from kenning.sync import link
+
+    if http:
+        raise Invalid("--remote serves stdio only", fix="drop --http (agent tools start kenning mcp --remote URL themselves)")
+    login = link.require(ctx.settings.home)
+    if login.server.rstrip("/") != url.rstrip("/"):
+        raise Invalid(f"this machine is logged in to {login.server}, not {url}",
+                      fix=f"run: kenning login {url}  (or pass --remote {login.server})")  # fmt: skip
+    if not login.workspaces:
+        raise Invalid(f"this device's token lists no workspace on {login.server}",
+                      fix="ask a workspace owner to add you, then run kenning login again")  # fmt: skip
+    workspace = ctx.settings.workspace if ctx.settings.workspace in login.workspaces else login.workspaces[0]
+    build_remote_server(login, workspace, default_cwd=default_cwd).run()

@@ -4,6 +4,7 @@ the curation verbs."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -16,6 +17,10 @@ from kenning.core.render import hit_marks, lifecycle_marks, memory_dict, memory_
 from kenning.core.write_rules import parse_trigger
 from kenning.errors import Invalid
 from kenning.model import Kind, Memory, Origin
+
+if TYPE_CHECKING:
+    from kenning.core.scopes import Place
+    from kenning.core.service import Core
 from kenning.quoting import neutral
 
 KINDS = [k.value for k in Kind]
@@ -126,21 +131,32 @@ def remember_cmd(ctx: CliContext, text: str, kind: str | None, reason: str, reje
 @click.option("--as-of", default=None, help="Answer from what was believed then (a date means the end of that day, UTC).")
 @click.option("--also", multiple=True, help="Another phrasing of the query (up to 3).")
 @click.option("--count", "-n", default=8, show_default=True, type=int, help="How many results (1 to 25).")
+@click.option("--workspaces", default=None, metavar="A,B",
+              help="Recall in each of these workspaces (this machine's copies), results labelled by workspace.")
+@click.option("--all-workspaces", is_flag=True,
+              help="Recall in this workspace and every workspace this machine syncs with its team server.")
 @where_options
 @json_option
 @pass_ctx
 def recall_cmd(ctx: CliContext, query: str, as_of: str | None, also: tuple[str, ...], count: int,
-               cwd: Path | None, project: str | None, as_json: bool) -> None:  # fmt: skip
+               workspaces: str | None, all_workspaces: bool, cwd: Path | None, project: str | None,
+               as_json: bool) -> None:  # fmt: skip
     """Search memory for a task, in your own words.
 
     Returns nothing when no memory covers enough of the query: "nothing found" is a real answer.
+    With --workspaces (or --all-workspaces) each workspace answers from its copy on this
+    machine (kept current by kenning sync), and each result names its workspace.
 
     \b
     Example:
       kenning recall "why do we pin TZ in the tests"
       kenning recall "deploy the worker" --as-of 2026-03-01 --json
+      kenning recall "how do we deploy" --workspaces acme,personal
     """
     core = core_of(ctx)
+    if workspaces is not None or all_workspaces:
+        _recall_across(ctx, core, query, as_of, also, count, workspaces, all_workspaces, place_of(core, cwd, project), as_json)
+        return
     result = core.recall(place_of(core, cwd, project), query, as_of=as_of, also=also, count=count)
     if as_json:
         emit_json({
@@ -155,6 +171,40 @@ def recall_cmd(ctx: CliContext, query: str, as_of: str | None, also: tuple[str, 
         return
     for hit in result.hits:
         click.echo(memory_line(hit.memory, marks=hit_marks(hit)))
+
+
+def _recall_across(ctx: CliContext, core: Core, query: str, as_of: str | None, also: tuple[str, ...], count: int,
+                   workspaces: str | None, all_workspaces: bool, place: Place, as_json: bool) -> None:  # fmt: skip
+    from kenning.core.across import recall_across
+    from kenning.sync import link
+
+    if workspaces is not None and all_workspaces:
+        raise Invalid("--workspaces and --all-workspaces go one at a time", fix="give one of them")
+    synced = link.load(ctx.settings.home)
+    known = [core.workspace, *(synced.workspaces if synced else ())]
+    if all_workspaces:
+        names = list(dict.fromkeys(known))
+    else:
+        names = list(dict.fromkeys(w.strip() for w in (workspaces or "").split(",") if w.strip()))
+        unknown = [w for w in names if w not in known and not core.store.list_scopes(w)]
+        if not names or unknown:
+            raise Invalid(f"no workspace {', '.join(unknown) or '(none given)'} on this machine",
+                          fix=f"name workspaces this machine holds ({', '.join(dict.fromkeys(known))}), or run kenning sync")  # fmt: skip
+    result = recall_across(core, place, names, query, as_of=as_of, also=also, count=count)
+    if as_json:
+        emit_json({
+            "query": query, "workspaces": list(result.workspaces),
+            "as_of": to_iso(result.as_of) if result.as_of else None,
+            "results": [{"workspace": x.workspace, **memory_dict(x.hit.memory, core.now()), "score": x.hit.score,
+                         "coverage": x.hit.coverage, "evidence": x.hit.evidence, "weak": x.hit.weak,
+                         "until": to_iso(x.hit.until) if x.hit.until else None} for x in result.hits],
+        })  # fmt: skip
+        return
+    if not result.hits:
+        click.echo(f"nothing in memory covers that query (in {', '.join(result.workspaces)})")
+        return
+    for x in result.hits:
+        click.echo(f"[{x.workspace}] {memory_line(x.hit.memory, marks=hit_marks(x.hit))}")
 
 
 def _detail(core: object, memory: Memory) -> dict[str, object]:

@@ -23,6 +23,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "graph": ("kg_query", "kg_add", "kg_timeline", "diary_write", "diary_read", "set", "get"),
     "health": ("memory_health", "memory_report"),
     "index": ("memory_index", "place_memory"),
+    "team": ("recall_workspaces",),
 }
 DEFAULT: tuple[str, ...] = (CORE,)
 HELP = "; ".join(f"{name}: {', '.join(tools)}" for name, tools in GROUPS.items())

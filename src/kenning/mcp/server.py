@@ -21,10 +21,10 @@ from kenning.config import Settings
 from kenning.core.service import Core
 from kenning.mcp import groups
 from kenning.mcp.kit import AppContext
-from kenning.mcp.tools import giving, graph, health, memory, report, sessions, work
+from kenning.mcp.tools import across, giving, graph, health, memory, report, sessions, work
 
 # Each module exposes ``register(server: MCPServer) -> None``.
-TOOL_MODULES: tuple[ModuleType, ...] = (memory, work, sessions, graph, health, giving, report)
+TOOL_MODULES: tuple[ModuleType, ...] = (memory, across, work, sessions, graph, health, giving, report)
 
 INSTRUCTIONS = """\
 kenning is this project's memory: decisions with their reasons, preferences, facts, lessons.
