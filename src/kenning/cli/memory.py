@@ -186,7 +186,7 @@ def _recall_across(ctx: CliContext, core: Core, query: str, as_of: str | None, a
         names = list(dict.fromkeys(known))
     else:
         names = list(dict.fromkeys(w.strip() for w in (workspaces or "").split(",") if w.strip()))
-        unknown = [w for w in names if w not in known and not core.store.list_scopes(w)]
+        unknown = [w for w in names if w not in known and not (core.store.list_scopes(w) or core.store.memory_scopes(w))]
         if not names or unknown:
             raise Invalid(f"no workspace {', '.join(unknown) or '(none given)'} on this machine",
                           fix=f"name workspaces this machine holds ({', '.join(dict.fromkeys(known))}), or run kenning sync")  # fmt: skip

@@ -54,7 +54,7 @@ def recall_workspaces(
         synced = link.load(app.settings.home)
         known = list(dict.fromkeys([core.workspace, *(synced.workspaces if synced else ())]))
         names = list(dict.fromkeys(workspaces)) or known
-        unknown = [w for w in names if w not in known and not core.store.list_scopes(w)]
+        unknown = [w for w in names if w not in known and not (core.store.list_scopes(w) or core.store.memory_scopes(w))]
         if unknown:
             raise ToolError(f"no workspace {', '.join(unknown)} on this machine. Use one of: {', '.join(known)}")
         result = recall_across(core, place(app, cwd), names, query, as_of=as_of, also=also, count=count)
