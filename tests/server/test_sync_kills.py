@@ -179,6 +179,16 @@ def test_kills_of_server_and_client_during_sync_lose_and_double_nothing(server_d
             assert {k for k, d, _t, _s in rows if d} == tombstoned, (seed, rounds)
             on_server = {k for k, *_ in rows}
             assert not (forgotten - tombstoned) & on_server, (seed, rounds)  # forgotten before it ever left
+            # The server's materialized copy (what REST recall reads) matches its records, each memory once,
+            # and keeps each event of its history once.
+            with psycopg.connect(server_dsn, autocommit=True) as conn:
+                served = conn.execute("SELECT ref, text, status FROM memories WHERE workspace = 'acme'").fetchall()
+                private = {r for (r,) in conn.execute("SELECT key FROM records WHERE kind = 'memory' AND private").fetchall()}
+                doubled = conn.execute("SELECT ref, at, event, count(*) FROM memory_events WHERE workspace = 'acme'"
+                                       " GROUP BY ref, at, event, detail, other_ref HAVING count(*) > 1").fetchall()  # fmt: skip
+            assert {r: t for r, t, st in served if st == "active"} == {k: t for k, t in expected.items() if k not in private}
+            assert {r for r, *_ in served} == {k for k, d, *_ in rows if not d} - private, (seed, rounds)
+            assert not doubled, (seed, rounds, doubled[:3])
             print(f"round {rounds} {victim} target={target} kills={dict(kills)} t={time.monotonic():.1f}", file=sys.stderr)
     finally:
         desk.close()
