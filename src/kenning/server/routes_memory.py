@@ -37,7 +37,7 @@ router = APIRouter(prefix="/api/v1", tags=["memory"])
 
 SLUG = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
 Slug = Annotated[str, Field(min_length=1, max_length=100, pattern=SLUG)]
-Project = Annotated[str, Field(max_length=300, description="The project's scope key (as `kenning scopes` lists it);"
+Project = Annotated[str, Field(max_length=300, description="The project's scope key, e.g. github.com/acme/shop;"
                                " empty: personal memories.")]  # fmt: skip
 MAX_WORKSPACES = 10
 PAGE = 100
