@@ -97,7 +97,7 @@ class Machine:
         self.state = sync_state(self.core.stores)
 
     def client(self, **kwargs: int) -> SyncClient:
-        return SyncClient(self.core.store, self.state, self.transport, self.link, self.core.now, **kwargs)
+        return SyncClient(self.core.stores, self.state, self.transport, self.link, self.core.now, **kwargs)
 
     def sync(self) -> list[WorkspaceReport]:
         return self.client().sync()

@@ -82,7 +82,7 @@ def _sync_to_the_end(home: Path) -> None:
     link = links.require(home)
     transport = HttpTransport(link.server, link.token)
     try:
-        SyncClient(core.store, sync_state(core.stores), transport, link, core.now).sync()
+        SyncClient(core.stores, sync_state(core.stores), transport, link, core.now).sync()
     finally:
         transport.close()
         core.close()

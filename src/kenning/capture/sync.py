@@ -113,6 +113,22 @@ def turn_text(ev: Event) -> tuple[Redacted, int]:
     return counted(ev.text, TOOL_TEXT_LIMIT if ev.role == "tool" else None)
 
 
+def chunk_rows(role: str, text: Redacted, previous: Redacted) -> list[ChunkRow]:
+    """The indexed chunks of one redacted turn; ``previous`` is the session's last turn of talk
+    before it (its end is kept beside each chunk). Capture and the team sync's pull both use it."""
+    if role == "tool":
+        # Tool output is kept whole on the turn but only its head is indexed: it matches many
+        # words yet rarely holds the answer, and indexing all of it halves capture speed.
+        indexed = clip(text, TOOL_INDEX_CHARS)
+        return [ChunkRow(0, role, indexed, EMPTY, "general", 0, 0.0, RULES_VERSION)] if indexed.strip() else []
+    context = chunking.context_of(previous)
+    chunks = []
+    for part, body in enumerate(chunking.windows(text)):
+        c = classify(body)
+        chunks.append(ChunkRow(part, role, body, context, c.type, c.importance, c.confidence, RULES_VERSION))
+    return chunks
+
+
 def _rows(events: list[Event], projects: Projects, settings: Settings, summary: SyncSummary,
           previous: dict[str, Redacted]) -> tuple[list[CapturedSession], list[TurnRow]]:
     # Per session, the newest event's details and the earliest time; rows are built once at the end.
@@ -142,19 +158,7 @@ def _rows(events: list[Event], projects: Projects, settings: Settings, summary: 
             sessions[ev.session] = (ev.time, (ev.session, ev.tool, project, name, cwd, ev.branch, ev.time))
         if ev.time and (ev.session not in first or ev.time < first[ev.session]):
             first[ev.session] = ev.time
-        chunks: list[ChunkRow] = []
-        if ev.role == "tool":
-            # Tool output is kept whole on the turn but only its head is indexed: it matches many
-            # words yet rarely holds the answer, and indexing all of it halves capture speed.
-            indexed = clip(text, TOOL_INDEX_CHARS)
-            if indexed.strip():
-                chunks.append(ChunkRow(0, ev.role, indexed, EMPTY, "general", 0, 0.0, RULES_VERSION))
-        else:
-            context = chunking.context_of(previous.get(ev.session, EMPTY))
-            for part, body in enumerate(chunking.windows(text)):
-                c = classify(body)
-                chunks.append(ChunkRow(part, ev.role, body, context, c.type, c.importance, c.confidence,
-                                       RULES_VERSION))
+        chunks = chunk_rows(ev.role, text, previous.get(ev.session, EMPTY))
         if text.strip() and ev.role != "tool":
             previous[ev.session] = text
         calls = [{"name": c.name, "input": head(c.summary, CALL_SUMMARY_LIMIT), **({"refs": " ".join(c.refs)} if c.refs else {})}

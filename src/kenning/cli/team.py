@@ -159,7 +159,7 @@ def sync_cmd(ctx: CliContext, batch: int, as_json: bool) -> None:
     current = links.require(ctx.settings.home)
     core = core_of(ctx)
     http = _client(current.server, current.token)
-    client = SyncClient(core.store, store.sync_state(core.stores), http, current, core.now, batch_items=batch)
+    client = SyncClient(core.stores, store.sync_state(core.stores), http, current, core.now, batch_items=batch)
     try:
         if as_json:
             reports = client.sync()

@@ -21,7 +21,7 @@ Slug = Annotated[str, Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9]
 
 class PushItem(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    kind: Literal["memory", "decision_doc", "review"]
+    kind: Literal["memory", "decision_doc", "review", "fact", "diary", "value", "session", "session_part"]
     key: str = Field(min_length=1, max_length=wire.MAX_KEY)
     op: Literal["put", "delete"]
     digest: str = Field(pattern=r"^[0-9a-f]{64}$")
@@ -126,10 +126,21 @@ def pull(body: PullRequest, request: Request, principal: Principal = Depends(cal
     access, _role = grant(store, principal, body.workspace, write=False)
     with store.workspace(access) as tx:
         head = tx.head()
-        changes = tx.changes(body.after, body.limit)
+        changes = _bounded(tx.changes(body.after, body.limit))
     names = {m.account: m.name for m in store.members(body.workspace)}
     owners = {c.owner: names.get(c.owner, c.owner) for c in changes}
     return {"changes": [_change(c, principal.account) for c in changes], "head": head, "owners": owners}
+
+
+def _bounded(changes: list[StoredRecord]) -> list[StoredRecord]:
+    """A page's first changes up to about :data:`wire.PULL_BYTES` of bodies (at least one), so a
+    page of session parts stays a bounded answer; the client asks again from where it ends."""
+    size = 0
+    for i, c in enumerate(changes):
+        size += len(wire.canonical(c.body)) if c.body is not None else 0
+        if size > wire.PULL_BYTES and i > 0:
+            return changes[:i]
+    return changes
 
 
 def _change(c: StoredRecord, viewer: str) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from kenning.errors import Invalid
 from kenning.model import Kind, Memory, MemoryEvent, Status
 from kenning.redact import find_secrets
 from kenning.store.server.protocol import StoredRecord, WorkspaceTx
-from kenning.sync import records, wire
+from kenning.sync import kinds, records, wire
 from kenning.sync.materialize import MaterializingTx
 from kenning.text import term_set
 
@@ -70,9 +70,15 @@ def _refused(item: Item, code: str, message: str) -> ItemResult:
 
 
 def _apply(tx: WorkspaceTx, workspace: str, account: str, item: Item, now: datetime) -> ItemResult:
+    if item.kind in wire.OWNED_KEYS and kinds.owner_of_key(item.key) != account:
+        return _refused(item, "invalid", f"a {item.kind} record's key must start with your account id and the separator")
     existing = tx.record(item.kind, item.key)
     if existing is not None and existing.owner != account:
         return _refused(item, "not_author", f"{item.key} belongs to another account; propose a change through review")
+    if item.kind == wire.SESSION_PART:
+        head = tx.record(wire.SESSION, kinds.session_of_part_key(item.key))
+        if head is not None and head.owner != account:
+            return _refused(item, "not_author", "the session belongs to another account")
     if item.op == "delete":
         if existing is not None and existing.deleted:
             return ItemResult(item.kind, item.key, wire.UNCHANGED, seq=existing.seq)
@@ -89,11 +95,13 @@ def _apply(tx: WorkspaceTx, workspace: str, account: str, item: Item, now: datet
         return _refused(item, "secret_found", f"the redactor found {len(secrets)} secret(s) ({', '.join(rules)});"
                         " redact it on the client (upgrade kenning) and push again")  # fmt: skip
     if item.kind != wire.MEMORY:
-        if item.kind == wire.DECISION_DOC:
-            try:
+        try:
+            if item.kind == wire.DECISION_DOC:
                 records.doc_of(body, workspace)
-            except Invalid as exc:
-                return _refused(item, "invalid", exc.message)
+            else:
+                kinds.check(item.kind, item.key, body, workspace, account)
+        except Invalid as exc:
+            return _refused(item, "invalid", exc.message)
         seq = tx.put(item.kind, item.key, account, body, item.digest, private=False, at=now)
         return ItemResult(item.kind, item.key, wire.STORED, seq=seq)
     try:

@@ -19,9 +19,10 @@ from typing import Any, Protocol
 from kenning.core.portable import text_digest
 from kenning.model import MemoryEvent, ReviewItem
 from kenning.redacted import redacted
-from kenning.store.protocol import MemoryStore
+from kenning.store.protocol import Stores
 from kenning.store.syncstate import Outbox, SyncedRow, SyncStateStore
 from kenning.sync import records, wire
+from kenning.sync.local import NEW_KINDS, LocalRecords
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 _COUNTERS = {wire.STORED: "pushed", wire.UNCHANGED: "unchanged", wire.STRENGTHENED: "strengthened",
@@ -67,9 +68,11 @@ def _noop(stage: str, done: int, total: int) -> None:
 
 
 class SyncClient:
-    def __init__(self, store: MemoryStore, state: SyncStateStore, transport: Transport, link: Link, now: Callable[[], datetime],
+    def __init__(self, stores: Stores, state: SyncStateStore, transport: Transport, link: Link, now: Callable[[], datetime],
                  *, batch_items: int = wire.MAX_BATCH_ITEMS, page: int = wire.PULL_LIMIT) -> None:  # fmt: skip
-        self.store = store
+        self.stores = stores
+        self.store = stores.memories
+        self.local = LocalRecords(stores, link.account, now)
         self.state = state
         self.transport = transport
         self.link = link
@@ -103,7 +106,9 @@ class SyncClient:
 
     def _send(self, workspace: str, outbox: Outbox, report: WorkspaceReport) -> None:
         items = json.loads(outbox.payload)
-        answer = self.transport.post("/api/v1/sync/push", {"workspace": workspace, "batch": outbox.batch_id, "items": items})
+        # "local" (the local row a record came from) stays on the machine.
+        answer = self.transport.post("/api/v1/sync/push", {"workspace": workspace, "batch": outbox.batch_id,
+                                                           "items": [{k: v for k, v in i.items() if k != "local"} for i in items]})  # fmt: skip
         sent = {(i["kind"], i["key"]): i for i in items}
         with self.state.transaction():
             for result in answer["results"]:
@@ -118,7 +123,7 @@ class SyncClient:
                 self.state.set_row(self.link.server, workspace, SyncedRow(
                     item["kind"], item["key"], self.link.account, item["digest"],
                     -1 if status == wire.REFUSED else int(result.get("seq", 0)) or (known.seq if known else 0),
-                    item["op"] == "delete", known.local if known else ""))  # fmt: skip
+                    item["op"] == "delete", item.get("local") or (known.local if known else "")))  # fmt: skip
             self.state.clear_outbox(self.link.server, workspace)
 
     def pending_items(self, workspace: str) -> Iterator[dict[str, Any]]:
@@ -150,6 +155,7 @@ class SyncClient:
             row = rows.get((wire.MEMORY, stone.key))
             if stone.kind == "memory" and row is not None and row.owner == me and not row.deleted:
                 yield {"kind": wire.MEMORY, "key": stone.key, "op": "delete", "digest": wire.digest(None)}
+        yield from self.local.pending(workspace, rows)
 
     # -- pull -----------------------------------------------------------------------------------
     def pull(self, workspace: str, report: WorkspaceReport, progress: Progress = _noop) -> None:
@@ -176,7 +182,13 @@ class SyncClient:
         body = change.get("body")
         known = self.state.row(self.link.server, workspace, kind, key)
         local = known.local if known else ""
-        if kind == wire.MEMORY:
+        digest = str(change.get("digest", ""))
+        if kind in NEW_KINDS:
+            applied = self.local.apply(workspace, change, owners.get(owner, owner), known)
+            local, report.pulled, report.removed = applied.local, report.pulled + applied.pulled, report.removed + applied.removed
+            mine = owner == self.link.account
+            digest = (self.local.local_digest(workspace, kind, local) if mine and applied.pulled else None) or applied.digest
+        elif kind == wire.MEMORY:
             if body is None:
                 existing = self.store.get(workspace, key)
                 if existing is not None:
@@ -205,7 +217,7 @@ class SyncClient:
             local = str(item.id)
             report.pulled += 1
         self.state.set_row(self.link.server, workspace, SyncedRow(
-            kind, key, owner, str(change.get("digest", "")), int(change["seq"]), bool(change.get("deleted")), local))  # fmt: skip
+            kind, key, owner, digest, int(change["seq"]), bool(change.get("deleted")), local))  # fmt: skip
 
     def _apply_memory(self, workspace: str, body: Mapping[str, Any]) -> None:
         memory, events = records.memory_of(body, workspace)

@@ -21,6 +21,11 @@ TEXT_FIELDS = {
     "memory": ("text", "reason", "rejected", "status_note", "source_ref", "subject", "tags"),
     "decision_doc": ("title", "decision", "reason", "rejected", "source_ref", "outcome"),
     "review": ("payload",),
+    "fact": ("project", "subject", "subject_name", "object", "object_name", "area", "person", "evidence"),
+    "diary": ("project", "agent", "text"),
+    "value": ("project", "key", "value"),
+    "session": ("project", "project_name", "cwd", "branch", "title"),
+    "session_part": ("project", "project_name", "turns"),
 }
 SEP = "\x1f"
 

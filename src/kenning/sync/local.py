@@ -1,0 +1,275 @@
+"""The machine's graph facts, diary, values and captured sessions as sync records: which ones
+changed here since the server had them (push), and how a pulled one is written into the local
+stores, which stay the working copy (pull).
+
+Rows belong to their author. A teammate's fact, diary entry or value is kept here beside your
+own, never over it: a teammate's value ``deploy`` reads as ``bob/deploy``, a diary entry of
+bob's agent ``claude`` as agent ``bob/claude`` (as a teammate's decision doc does). Pulled
+records are remembered with the local row they became (:attr:`SyncedRow.local`), so they are
+never pushed back as this machine's own. A captured session travels from the machine that
+captured it; a copy pulled onto another machine of the same account is not pushed again from
+there, but forgetting it there forgets it everywhere.
+
+What cannot be deleted here is not deleted by a pull either: a diary entry or a value has no
+delete in kenning. A fact removed on the server is deleted here with the memory or session it
+came from (the only ways a fact is deleted), or ended now when it came from neither.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from kenning.capture.sync import chunk_rows
+from kenning.clock import to_iso
+from kenning.redacted import EMPTY, Redacted, redacted
+from kenning.store.protocol import CapturedSession, FactRow, LedgerEntry, Stores, TurnRow
+from kenning.store.syncstate import SyncedRow
+from kenning.sync import kinds, wire
+from kenning.sync.records import SEP
+
+PULLED = "pulled"  # SyncedRow.local of a session or part that came from the server
+NEW_KINDS = (wire.FACT, wire.DIARY, wire.VALUE, wire.SESSION, wire.SESSION_PART)
+ALL_TURNS = 10**9
+
+
+@dataclass(frozen=True)
+class Applied:
+    """What applying one pulled change did: the local row it maps to, the digest to remember
+    (of the record as this machine would push it, so a copy is not pushed back), and whether
+    it added or removed something here."""
+
+    local: str
+    digest: str
+    pulled: int = 0
+    removed: int = 0
+
+
+def _put(kind: str, key: str, body: Mapping[str, Any], local: str) -> dict[str, Any]:
+    return {"kind": kind, "key": key, "op": "put", "digest": wire.digest(body), "body": dict(body), "local": local}
+
+
+def _delete(kind: str, key: str) -> dict[str, Any]:
+    return {"kind": kind, "key": key, "op": "delete", "digest": wire.digest(None)}
+
+
+class LocalRecords:
+    def __init__(self, stores: Stores, account: str, now: Callable[[], datetime]) -> None:
+        self.stores = stores
+        self.account = account
+        self.now = now
+        self._previous: dict[str, Redacted] = {}
+
+    # -- push -----------------------------------------------------------------------------------
+    def pending(self, workspace: str, rows: Mapping[tuple[str, str], SyncedRow]) -> Iterator[dict[str, Any]]:
+        """Records of the new kinds that changed here since the server last had them: puts,
+        then deletes of what is gone here (tombstones)."""
+        me = self.account
+        produced: set[tuple[str, str]] = set()
+        by_local = {(r.kind, r.local): r for r in rows.values() if r.local and r.kind in NEW_KINDS}
+
+        def offer(kind: str, local: str, ident: str, body: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
+            mapped = by_local.get((kind, local))
+            if mapped is not None and mapped.owner != me:
+                return  # a teammate's, kept here
+            key = mapped.key if mapped is not None else kinds.owned_key(me, ident)
+            n = 1
+            while (kind, key) in produced:  # the same content twice (a fact stated again at the same moment)
+                key = kinds.owned_key(me, f"{ident}.{n}")
+                n += 1
+            produced.add((kind, key))
+            item = _put(kind, key, body, local)
+            known = rows.get((kind, key))
+            if known is None or (known.owner == me and not known.deleted and known.digest != item["digest"]):
+                yield item
+
+        graph, notes = self.stores.graph, self.stores.notes
+        for fact in graph.all_facts(workspace):
+            body = self._fact_body(workspace, fact)
+            yield from offer(wire.FACT, str(fact.id), kinds.fact_identity(body), body)
+        for entry in notes.all_diary(workspace):
+            body = kinds.diary_body(entry.project, entry.agent, entry.at, entry.text)
+            yield from offer(wire.DIARY, str(entry.id), kinds.identity("diary", entry.project, entry.agent, entry.at,
+                                                                         entry.text), body)  # fmt: skip
+        for value in notes.all_values(workspace):
+            body = kinds.value_body(value.project, value.key, value.value, value.updated_at)
+            yield from offer(wire.VALUE, f"{value.project}{SEP}{value.key}",
+                             kinds.identity("value", value.project, value.key), body)  # fmt: skip
+        yield from self._sessions(workspace, rows, produced)
+        forgotten = {t.key for t in self.stores.memories.tombstones(workspace) if t.kind == "session"}
+        for (kind, key), row in rows.items():
+            if row.owner != me or row.deleted or row.seq < 0 or kind not in NEW_KINDS or (kind, key) in produced:
+                continue
+            sid = kinds.session_of_part_key(key) if kind == wire.SESSION_PART else key
+            if kind in (wire.SESSION, wire.SESSION_PART) and row.local == PULLED and sid not in forgotten:
+                continue  # another machine's session, not captured here: it travels from there
+            if kind in (wire.DIARY, wire.VALUE):
+                continue  # never deleted here; a missing one means this machine lost its copy
+            yield _delete(kind, key)
+
+    def _sessions(self, workspace: str, rows: Mapping[tuple[str, str], SyncedRow],
+                  produced: set[tuple[str, str]]) -> Iterator[dict[str, Any]]:  # fmt: skip
+        """A session's changed parts, then its head: the head is recorded as sent only after
+        its parts were, so an unchanged head means every part reached the server."""
+        me = self.account
+        capture = self.stores.capture
+        parts_of: dict[str, list[str]] = {}
+        for kind, k in rows:
+            if kind == wire.SESSION_PART:
+                parts_of.setdefault(kinds.session_of_part_key(k), []).append(k)
+        not_here = {kinds.session_of_part_key(k) if kind == wire.SESSION_PART else k
+                    for (kind, k), r in rows.items() if kind in (wire.SESSION, wire.SESSION_PART)
+                    and (r.local == PULLED or r.owner != me)}  # fmt: skip
+        for s in capture.all_sessions(workspace):
+            head_row = rows.get((wire.SESSION, s.id))
+            if s.id in not_here or (head_row is not None and head_row.deleted):
+                produced.update((wire.SESSION_PART, k) for k in parts_of.get(s.id, ()))
+                produced.add((wire.SESSION, s.id))
+                continue
+            sent = [k for k in parts_of.get(s.id, ()) if not rows[(wire.SESSION_PART, k)].deleted]
+            if head_row is not None and head_row.digest == wire.digest(kinds.session_body(s, len(sent))):
+                # Unchanged since it was sent whole: its parts are as they were.
+                produced.add((wire.SESSION, s.id))
+                produced.update((wire.SESSION_PART, k) for k in parts_of.get(s.id, ()))
+                continue
+            turns = [kinds.turn_record(t) for t in capture.turns(workspace, s.id, limit=ALL_TURNS)]
+            parts = kinds.split_turns(turns)
+            for index, run in enumerate(parts):
+                key = kinds.part_key(s.id, index)
+                produced.add((wire.SESSION_PART, key))
+                item = _put(wire.SESSION_PART, key, kinds.part_body(s, index, run), "")
+                known = rows.get((wire.SESSION_PART, key))
+                if known is None or (known.owner == me and not known.deleted and known.digest != item["digest"]):
+                    yield item
+            head = kinds.session_body(s, len(parts))
+            produced.add((wire.SESSION, s.id))
+            if head_row is None or head_row.digest != wire.digest(head):
+                yield _put(wire.SESSION, s.id, head, "")
+
+    def _fact_body(self, workspace: str, fact: FactRow) -> dict[str, Any]:
+        graph = self.stores.graph
+        obj = graph.entity(workspace, fact.object) if fact.object_kind == "entity" else None
+        return kinds.fact_body(fact, graph.entity(workspace, fact.subject), obj)
+
+    # -- pull -----------------------------------------------------------------------------------
+    def apply(self, workspace: str, change: Mapping[str, Any], owner_name: str, known: SyncedRow | None) -> Applied:
+        """Write one pulled change of a new kind into the local stores."""
+        kind, key, owner = str(change["kind"]), str(change["key"]), str(change["owner"])
+        body = change.get("body")
+        digest = str(change.get("digest", ""))
+        local = known.local if known else ""
+        mine = owner == self.account
+        if known is not None and known.digest == digest and body is not None and not known.deleted:
+            return Applied(local, digest)  # what this machine pushed, or already applied
+        if body is None:
+            return self._remove(workspace, kind, key, local, deleted=bool(change.get("deleted")) and mine)
+        if kind == wire.FACT:
+            return self._apply_fact(workspace, kinds.fact_of(body, workspace), local, digest)
+        if kind == wire.DIARY:
+            project, agent, at, text = kinds.diary_of(body)
+            agent = agent if mine else f"{owner_name}/{agent}"
+            if local:
+                return Applied(local, digest)
+            notes = self.stores.notes
+            same = [e for e in notes.diary(workspace, project, agent, since=at, limit=200) if e.at == at and e.text == text]
+            entry_id = same[0].id if same else notes.diary_add(workspace, project, redacted(agent), at, redacted(text))
+            return Applied(str(entry_id), digest, pulled=0 if same else 1)
+        if kind == wire.VALUE:
+            project, name, value, updated_at = kinds.value_of(body)
+            name = name if mine else f"{owner_name}/{name}"
+            self.stores.notes.set_value(workspace, project, name, redacted(value), updated_at)
+            return Applied(f"{project}{SEP}{name}", digest, pulled=1)
+        if kind == wire.SESSION:
+            s = kinds.session_of(body, key)
+            captured = CapturedSession(s.id, s.tool, s.project, s.project_name, s.cwd, s.branch, s.first_at, s.last_at)
+            self.stores.capture.commit_file(workspace, LedgerEntry(f"sync:{s.id}", s.tool), [captured], [],
+                                            replace=False, now=to_iso(self.now()))  # fmt: skip
+            return Applied(PULLED, digest, pulled=1)
+        if kind == wire.SESSION_PART:
+            return self._apply_part(workspace, kinds.part_of(body, key), digest)
+        raise AssertionError(kind)
+
+    def _apply_fact(self, workspace: str, synced: kinds.SyncedFact, local: str, digest: str) -> Applied:
+        graph = self.stores.graph
+        row = synced.row
+        current = graph.get(workspace, int(local)) if local.isdigit() else None
+        if current is not None:
+            if row.valid_to is not None and current.valid_to is None:
+                graph.close(workspace, current.id, row.valid_to, None)
+            return Applied(local, digest, pulled=1)
+        now = to_iso(self.now())
+        graph.ensure_entity(workspace, row.subject, redacted(synced.subject_name or row.subject),
+                            synced.subject_type or "unknown", now)  # fmt: skip
+        if row.object_kind == "entity":
+            graph.ensure_entity(workspace, row.object, redacted(synced.object_name or row.object),
+                                synced.object_type or "unknown", now)  # fmt: skip
+        fact_id = graph.insert(FactRow(
+            0, workspace, row.project, row.subject, row.predicate, row.object, row.object_kind, row.area, row.valid_from,
+            row.valid_to, row.confidence, row.origin, row.session, row.memory_ref, row.person, redacted(row.evidence),
+            row.created_at))  # fmt: skip
+        return Applied(str(fact_id), digest, pulled=1)
+
+    def _apply_part(self, workspace: str, part: kinds.SyncedPart, digest: str) -> Applied:
+        capture = self.stores.capture
+        sid = part.session
+        if sid not in self._previous:
+            talk = capture.turns(workspace, sid, talk_only=True, limit=ALL_TURNS)
+            self._previous[sid] = talk[-1].text if talk else EMPTY
+        rows = []
+        for t in part.turns:
+            text = redacted(t.text)
+            calls: list[dict[str, Redacted | str]] = [
+                {k: redacted(v) if k == "input" else v for k, v in c.items()} for c in t.tool_calls]
+            rows.append(TurnRow(sid, t.uid, t.role, text, t.at, calls, list(t.files), t.subagent, part.project, part.tool,
+                                chunk_rows(t.role, text, self._previous[sid])))  # fmt: skip
+            if t.role != "tool" and text.strip():
+                self._previous[sid] = text
+        times = sorted(t.at for t in part.turns if t.at)
+        captured = CapturedSession(sid, part.tool, part.project, part.project_name, "", "",
+                                   times[0] if times else "", times[-1] if times else "")  # fmt: skip
+        capture.commit_file(workspace, LedgerEntry(f"sync:{sid}", part.tool), [captured], rows, replace=False,
+                            now=to_iso(self.now()))  # fmt: skip
+        return Applied(PULLED, digest, pulled=1)
+
+    def _remove(self, workspace: str, kind: str, key: str, local: str, *, deleted: bool) -> Applied:
+        """A record forgotten by its owner, or another's record this reader may no longer see."""
+        gone = wire.digest(None)
+        if kind == wire.SESSION:
+            if self.stores.capture.session(workspace, key) is None:
+                return Applied(local, gone)
+            self.stores.capture.delete_session(workspace, key)
+            self.stores.graph.forget_progress(workspace, key)
+            if deleted and not any(t.kind == "session" and t.key == key for t in self.stores.memories.tombstones(workspace)):
+                self.stores.memories.add_tombstone(workspace, "session", key, "", self.now())
+            return Applied(local, gone, removed=1)
+        if kind == wire.FACT and local.isdigit():
+            graph = self.stores.graph
+            fact = graph.get(workspace, int(local))
+            if fact is None:
+                return Applied(local, gone)
+            if fact.memory_ref:
+                graph.delete_facts(workspace, memory_ref=fact.memory_ref)
+            elif fact.session:
+                graph.delete_facts(workspace, session=fact.session)
+            elif fact.valid_to is None:
+                graph.close(workspace, fact.id, to_iso(self.now()), None)
+            return Applied(local, gone, removed=1)
+        return Applied(local, gone)  # a part (its session goes as a whole), a diary entry or a value
+
+    def local_digest(self, workspace: str, kind: str, local: str) -> str | None:
+        """The digest of a pulled record as this machine would push it now (None: not here)."""
+        if kind == wire.FACT and local.isdigit():
+            fact = self.stores.graph.get(workspace, int(local))
+            return wire.digest(self._fact_body(workspace, fact)) if fact else None
+        if kind == wire.VALUE and SEP in local:
+            project, name = local.split(SEP, 1)
+            value = self.stores.notes.value(workspace, project, name)
+            return wire.digest(kinds.value_body(project, name, value.value, value.updated_at)) if value else None
+        if kind == wire.DIARY and local.isdigit():
+            for entry in self.stores.notes.all_diary(workspace):
+                if entry.id == int(local):
+                    return wire.digest(kinds.diary_body(entry.project, entry.agent, entry.at, entry.text))
+        return None
+
