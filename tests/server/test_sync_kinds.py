@@ -71,7 +71,6 @@ def test_sessions_facts_diary_and_values_reach_each_machine_as_the_seeds_say(ser
             laptop.core.stores.notes.set_value("solo", PROJECT, "secret.plan", laptop.core.stores.notes.value(
                 "acme", PROJECT, "deploy.target").value, "2026-03-01T00:00:00Z")  # type: ignore[union-attr]  # fmt: skip
             extracted = facts_of(laptop)
-            print(len(captured), len(extracted))
             assert len(extracted) > 1  # capture added the facts the session names
 
             first = laptop.sync()[0]
