@@ -9,7 +9,10 @@ server's sequence number has moved a random number of records past where the rou
 server, or both. Then the server comes back on the same port, a plain sync of each machine
 runs to the end, and the test's own ledger of what was written decides: every machine and
 the server hold exactly the memories written and not forgotten, each once with its text,
-and no memory's history holds an event twice.
+and no memory's history holds an event twice. Captured sessions ride along: most rounds the
+laptop captures a new session (some longer than one part) or more turns of an earlier one, and
+now and then forgets one; every machine then holds each live session's turns exactly once, the
+server's parts hold each turn once, and a forgotten session is gone everywhere.
 """
 
 from __future__ import annotations
@@ -28,18 +31,22 @@ import psycopg
 import pytest
 from serverkit import Machine, ServerProcess, free_port, invite, team
 
-from kenning.clock import SystemClock
+from kenning.capture.sync import chunk_rows
+from kenning.clock import SystemClock, to_iso
 from kenning.config import Settings
 from kenning.core.forget import apply as forget_apply
-from kenning.core.forget import plan_memories
+from kenning.core.forget import plan_memories, plan_session
 from kenning.core.remember import RememberRequest
 from kenning.core.service import Core
 from kenning.model import Kind, Origin, Status
+from kenning.redacted import EMPTY, redacted
 from kenning.store import sync_state
+from kenning.store.protocol import CapturedSession, LedgerEntry, TurnRow
 from kenning.store.server.postgres import PostgresServerStore
 from kenning.sync import link as links
 from kenning.sync.client import SyncClient
 from kenning.sync.http import HttpTransport
+from kenning.sync.wire import PART_TURNS
 
 KILLS = 30  # processes killed while a sync was running (a round that kills both counts two)
 MAX_ROUNDS = 60
@@ -58,6 +65,50 @@ def _remember(core: Core, text: str) -> str:
                            RememberRequest(text, kind=Kind.FACT, origin=Origin.PERSON, source="cli"))  # fmt: skip
     assert result.memory is not None, result
     return result.memory.ref
+
+
+def _capture(core: Core, rng: random.Random, sid: str, start: int, n: int) -> list[str]:
+    """``n`` more turns of session ``sid`` as capture stores them (redacted, chunked); their uids."""
+    turns, previous, uids = [], EMPTY, []
+    for i in range(start, start + n):
+        role = "user" if i % 2 == 0 else "assistant"
+        text = redacted(f"Turn {i}: " + " ".join(_text(rng).split()[1:6]) + " in the orders export")
+        uid = f"{sid[-8:]}-{i:04d}"
+        turns.append(TurnRow(sid, uid, role, text, f"2026-11-30T{10 + i // 3600:02d}:{i // 60 % 60:02d}:{i % 60:02d}Z",
+                             [], [], "", "github.com/acme/shop", "claude", chunk_rows(role, text, previous)))  # fmt: skip
+        previous = text
+        uids.append(uid)
+    session = CapturedSession(sid, "claude", "github.com/acme/shop", "shop", "/src/shop", "main", turns[0].at, turns[-1].at)
+    core.stores.capture.commit_file("acme", LedgerEntry(f"/transcripts/{sid}.jsonl", "claude"), [session], turns,
+                                    replace=False, now=to_iso(core.now()))  # fmt: skip
+    return uids
+
+
+def _sessions(core: Core) -> dict[str, list[str]]:
+    """Each captured session's turn uids, in order (a turn stored twice shows twice)."""
+    capture = core.stores.capture
+    return {s.id: [t.uid for t in capture.turns("acme", s.id)] for s in capture.all_sessions("acme")}
+
+
+def _server_sessions(dsn: str) -> tuple[set[str], dict[str, list[str]]]:
+    """The live session heads on the server, and each session's turn uids over its live parts."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        heads = {k for k, d in conn.execute("SELECT key, deleted FROM records WHERE kind = 'session'").fetchall() if not d}
+        parts = conn.execute("SELECT body FROM record_bodies WHERE kind = 'session_part' ORDER BY key").fetchall()
+    turns: dict[str, list[str]] = {}
+    for (body,) in parts:
+        turns.setdefault(body["session"], []).extend(t["uid"] for t in body["turns"])
+    return heads, turns
+
+
+def _pending(core: Core, home: Path) -> int:
+    """How many records the laptop's next sync pushes (to aim the kill inside the push)."""
+    link = links.require(home)
+    unused = HttpTransport(link.server)  # counting sends nothing
+    try:
+        return len(list(SyncClient(core.stores, sync_state(core.stores), unused, link, core.now).pending_items("acme")))
+    finally:
+        unused.close()
 
 
 def _head(dsn: str) -> int:
@@ -108,6 +159,8 @@ def test_kills_of_server_and_client_during_sync_lose_and_double_nothing(server_d
     forgotten: set[str] = set()
     tombstoned: set[str] = set()  # forgotten after the server had it: a tombstone there
     on_server: set[str] = set()  # every ref the server held at the end of the last round
+    sessions: dict[str, list[str]] = {}  # captured on the laptop and not forgotten: their turn uids
+    forgotten_sessions: set[str] = set()
     kills: Counter[str] = Counter()
     rounds = 0
     try:
@@ -132,18 +185,30 @@ def test_kills_of_server_and_client_during_sync_lose_and_double_nothing(server_d
                     forgotten.add(gone)
                     if gone in on_server:
                         tombstoned.add(gone)
+                if rng.random() < 0.7:  # a new session, now and then longer than one part
+                    sid = f"claude:{rng.getrandbits(64):016x}"
+                    sessions[sid] = _capture(laptop, rng, sid, 0, rng.choice([3, 12, 40, PART_TURNS + 30]))
+                if sessions and rng.random() < 0.4:  # the agent went on in an earlier session
+                    sid = rng.choice(sorted(sessions))
+                    sessions[sid] += _capture(laptop, rng, sid, len(sessions[sid]), rng.randint(1, 8))
+                if len(sessions) > 2 and rng.random() < 0.2:
+                    sid = rng.choice(sorted(sessions))
+                    forget_apply(laptop, plan_session(laptop, sid, memories=False))
+                    del sessions[sid]
+                    forgotten_sessions.add(sid)
+                pushing = _pending(laptop, laptop_home)
             finally:
                 laptop.close()
 
             start = _head(server_dsn)
-            target = rng.randint(1, PER_ROUND + 3)
+            target = rng.randint(1, pushing + 3)
             victim = rng.choice(["client", "server", "both"])
             sync = subprocess.Popen([sys.executable, "-m", "kenning.cli", "sync", "--batch", str(BATCH), "--json"],
                                     env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
             deadline = time.monotonic() + 120
-            while sync.poll() is None and _head(server_dsn) < start + min(target, PER_ROUND) and time.monotonic() < deadline:
+            while sync.poll() is None and _head(server_dsn) < start + min(target, pushing) and time.monotonic() < deadline:
                 time.sleep(0.005)
-            if target > PER_ROUND:  # past the push: into the pull, or after the end
+            if target > pushing:  # past the push: into the pull, or after the end
                 time.sleep(rng.uniform(0, 0.4))
             if sync.poll() is None:
                 if victim in ("client", "both"):
@@ -167,8 +232,13 @@ def test_kills_of_server_and_client_during_sync_lose_and_double_nothing(server_d
                 assert have == expected, (seed, rounds, set(have) ^ set(expected))
                 assert not forgotten & {m.ref for m in laptop.store.iter_all("acme")}
                 _no_doubled_events(laptop, list(have))
+                assert _sessions(laptop) == sessions, (seed, rounds)
             finally:
                 laptop.close()
+            assert _sessions(desk.core) == sessions, (seed, rounds)
+            heads, parts = _server_sessions(server_dsn)
+            assert heads == set(sessions) and {k: sorted(v) for k, v in parts.items()} == {
+                k: sorted(v) for k, v in sessions.items()}, (seed, rounds)  # fmt: skip
             on_desk = _live(desk.core)
             assert on_desk == expected, (seed, rounds, set(on_desk) ^ set(expected))
             _no_doubled_events(desk.core, list(on_desk))
