@@ -14,8 +14,9 @@ from serverkit import Machine, invite, running_server, team
 from kenning.core.capture_job import sync_all
 from kenning.core.forget import apply as forget_apply
 from kenning.core.forget import plan_session
-from kenning.core.notes import diary_write, set_value
+from kenning.core.notes import decision_record, diary_write, set_value
 from kenning.graph import facts
+from kenning.model import Origin
 from kenning.store.protocol import ChunkFilter
 
 # A real Claude Code transcript fixture (also used by tests/graph): one session in a shop repo.
@@ -112,6 +113,25 @@ def test_sessions_facts_diary_and_values_reach_each_machine_as_the_seeds_say(ser
             for machine in (laptop, bob):
                 ended = [f for f in machine.core.stores.graph.all_facts("acme") if f.object == asserted.fact.object]
                 assert len(ended) == 1 and ended[0].valid_to is not None
+
+            # A decision's graph fact follows its memory: hidden, bob sees it removed; alice's desk keeps it.
+            decided = decision_record(laptop.core, place, "We deploy the shop with Kamal", area="deploy", reason="no k8s",
+                                      origin=Origin.PERSON, source="cli")  # fmt: skip
+            assert decided.fact is not None and decided.result.remembered.memory is not None
+            ref = decided.result.remembered.memory.ref
+            laptop.sync()
+            bob.sync()
+            assert any(f.memory_ref == ref for f in bob.core.stores.graph.all_facts("acme"))
+            laptop.core.hide(ref)
+            laptop.sync()
+            bob.sync()
+            desk.sync()
+            assert not any(f.memory_ref == ref for f in bob.core.stores.graph.all_facts("acme"))
+            assert any(f.memory_ref == ref for f in desk.core.stores.graph.all_facts("acme"))
+            laptop.core.give(ref)
+            laptop.sync()
+            bob.sync()
+            assert any(f.memory_ref == ref for f in bob.core.stores.graph.all_facts("acme"))
 
             # The solo workspace never reached the server.
             assert {w for w, _k, _d in server_rows(server_dsn, "value")} == {"acme"}

@@ -141,6 +141,10 @@ def logout_cmd(ctx: CliContext, as_json: bool) -> None:
 def sync_cmd(ctx: CliContext, batch: int, as_json: bool) -> None:
     """Push what changed here to the team server, then pull what others wrote.
 
+    What travels: memories with their history, decision docs, reviews, graph facts, diary
+    entries, values and captured sessions (already redacted; a long session goes in parts).
+    Pulled records join the local store beside your own.
+
     Only the workspaces the server lists for this machine travel; every other workspace never
     leaves it. Safe to stop at any point: the next sync resumes with nothing lost or doubled.
     (Capturing agent transcripts is `kenning sessions sync`.)

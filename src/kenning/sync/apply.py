@@ -102,7 +102,8 @@ def _apply(tx: WorkspaceTx, workspace: str, account: str, item: Item, now: datet
                 kinds.check(item.kind, item.key, body, workspace, account)
         except Invalid as exc:
             return _refused(item, "invalid", exc.message)
-        seq = tx.put(item.kind, item.key, account, body, item.digest, private=False, at=now)
+        private = item.kind == wire.FACT and body.get("private") is True  # a hidden memory's fact
+        seq = tx.put(item.kind, item.key, account, body, item.digest, private=private, at=now)
         return ItemResult(item.kind, item.key, wire.STORED, seq=seq)
     try:
         memory, events = records.memory_of(body, workspace)

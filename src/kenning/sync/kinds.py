@@ -94,8 +94,10 @@ class SyncedFact:
     object_type: str
 
 
-def fact_body(fact: FactRow, subject: EntityRow | None, obj: EntityRow | None) -> dict[str, Any]:
-    return {"project": fact.project, "subject": fact.subject, "subject_name": subject.name if subject else fact.subject,
+def fact_body(fact: FactRow, subject: EntityRow | None, obj: EntityRow | None, *, private: bool = False) -> dict[str, Any]:
+    """``private``: the fact came from a memory its author hid (or holds): like the memory, it
+    reaches the author's machines only, and a teammate sees it removed."""
+    return {"private": private, "project": fact.project, "subject": fact.subject, "subject_name": subject.name if subject else fact.subject,
             "subject_type": subject.type if subject else "unknown", "predicate": fact.predicate, "object": fact.object,
             "object_kind": fact.object_kind, "object_name": obj.name if obj else "",
             "object_type": obj.type if obj else "", "area": fact.area, "valid_from": fact.valid_from,
@@ -117,6 +119,8 @@ def fact_of(body: Mapping[str, Any], workspace: str) -> SyncedFact:
     origin = _text(body, "origin", limit=20)
     if origin not in ORIGINS:
         raise Invalid(f"field 'origin' must be one of {', '.join(ORIGINS)}, not {origin!r}", fix="send a known origin")
+    if not isinstance(body.get("private", False), bool):
+        raise Invalid("field 'private' must be true or false", fix="send private as a boolean")
     valid_to = body.get("valid_to")
     if valid_to is not None:
         valid_to = _time(body, "valid_to")

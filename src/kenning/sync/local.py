@@ -61,6 +61,7 @@ class LocalRecords:
         self.account = account
         self.now = now
         self._previous: dict[str, Redacted] = {}
+        self._private: set[str] = set()  # refs of hidden or held memories (their facts travel private)
 
     # -- push -----------------------------------------------------------------------------------
     def pending(self, workspace: str, rows: Mapping[tuple[str, str], SyncedRow]) -> Iterator[dict[str, Any]]:
@@ -86,6 +87,7 @@ class LocalRecords:
                 yield item
 
         graph, notes = self.stores.graph, self.stores.notes
+        self._private = {m.ref for m in self.stores.memories.iter_all(workspace) if m.hidden or m.held}
         for fact in graph.all_facts(workspace):
             body = self._fact_body(workspace, fact)
             yield from offer(wire.FACT, str(fact.id), kinds.fact_identity(body), body)
@@ -148,10 +150,15 @@ class LocalRecords:
             if head_row is None or head_row.digest != wire.digest(head):
                 yield _put(wire.SESSION, s.id, head, "")
 
-    def _fact_body(self, workspace: str, fact: FactRow) -> dict[str, Any]:
+    def _fact_body(self, workspace: str, fact: FactRow, *, lookup: bool = False) -> dict[str, Any]:
         graph = self.stores.graph
         obj = graph.entity(workspace, fact.object) if fact.object_kind == "entity" else None
-        return kinds.fact_body(fact, graph.entity(workspace, fact.subject), obj)
+        if lookup and fact.memory_ref:
+            memory = self.stores.memories.get(workspace, fact.memory_ref)
+            private = memory is not None and (memory.hidden or memory.held)
+        else:
+            private = bool(fact.memory_ref) and fact.memory_ref in self._private
+        return kinds.fact_body(fact, graph.entity(workspace, fact.subject), obj, private=private)
 
     # -- pull -----------------------------------------------------------------------------------
     def apply(self, workspace: str, change: Mapping[str, Any], owner_name: str, known: SyncedRow | None) -> Applied:
@@ -262,7 +269,7 @@ class LocalRecords:
         """The digest of a pulled record as this machine would push it now (None: not here)."""
         if kind == wire.FACT and local.isdigit():
             fact = self.stores.graph.get(workspace, int(local))
-            return wire.digest(self._fact_body(workspace, fact)) if fact else None
+            return wire.digest(self._fact_body(workspace, fact, lookup=True)) if fact else None
         if kind == wire.VALUE and SEP in local:
             project, name = local.split(SEP, 1)
             value = self.stores.notes.value(workspace, project, name)
