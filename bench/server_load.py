@@ -408,9 +408,11 @@ def main() -> int:
                   f" {len(samples.errors)} errors {samples.errors[:3]}", flush=True)  # fmt: skip
             table += rows(label, samples, wall, cpu)
             p95 = pct(samples.ms["recall"], 95)
+            per_request = cpu * 1000 / max(1, sum(len(v) for v in samples.ms.values()))
             verdict = (f"Recall p95 with {clients} clients: {p95:.1f} ms (target <= {TARGET_RECALL_P95_MS:.0f} ms:"
                        f" {'met' if p95 <= TARGET_RECALL_P95_MS else 'NOT met'}); errors: {len(samples.errors)}"
-                       f" (target none: {'met' if not samples.errors else 'NOT met'}).")  # fmt: skip
+                       f" (target none: {'met' if not samples.errors else 'NOT met'}); the server's CPU per request"
+                       f" {per_request:.1f} ms (mean over the mix); load average {os.getloadavg()[0]:.1f}.")  # fmt: skip
         t0 = time.perf_counter()
         homes = capture_machines(folder, args.machines + 1, args.sessions)
         print(f"captured {args.sessions} sessions on each of {args.machines + 1} machines in"
