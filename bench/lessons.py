@@ -256,7 +256,7 @@ def main() -> None:
         "in-process, so no interpreter start).", "",
         "The first run of this corpus (before issue 18's fixes) had recall 0.927 (51 of 55 on the 101 calls then): "
         "a citation of `.github/…` lost its leading dot, `templates/**/*.html` did not hold `templates/base.html`, and "
-        "`^npm publish` / `^terraform apply` did not fire on `cd web && npm publish`. kenning.core.matching now keeps "
+        "`^npm publish` / `^terraform apply` did not fire on `cd web && npm publish`. kenning.domain.matching now keeps "
         "the dot, lets `**/` match no folder, and tries a shell trigger on each simple command of a chained line.", "",
         f"Targets: precision and recall ≥ {TARGET} — {'met' if p >= TARGET and r >= TARGET else 'NOT met'} "
         f"(hook path: precision {p:.3f}, recall {r:.3f}).",

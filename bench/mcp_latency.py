@@ -28,7 +28,7 @@ from kenning.config import Settings
 from kenning.core.remember import RememberRequest
 from kenning.core.scopes import Place
 from kenning.core.service import Core
-from kenning.core.write_rules import check_shape, infer_kind
+from kenning.domain.write_rules import check_shape, infer_kind
 from kenning.errors import KenningError
 from kenning.mcp.server import build_server
 from kenning.model import Kind

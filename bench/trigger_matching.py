@@ -21,7 +21,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from kenning.core import matching
+from kenning.domain import matching
 
 RESULTS = Path(__file__).resolve().parent / "results" / "hooks.md"
 HEADING = "## Lesson triggers: 200 triggers against long commands"

@@ -16,7 +16,7 @@ from kenning.core import browse, citations, filemap, report, rules, work
 from kenning.core.remember import RememberRequest
 from kenning.core.scopes import Place
 from kenning.core.service import Core
-from kenning.core.write_rules import parse_trigger
+from kenning.domain.write_rules import parse_trigger
 from kenning.errors import Invalid
 from kenning.model import Citation, DecisionDoc, Kind, Origin, Status
 from kenning.redacted import EMPTY, redacted

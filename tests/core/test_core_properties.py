@@ -3,7 +3,7 @@
 Every example builds its own store in a fresh temporary folder (function-scoped fixtures are
 not reset between Hypothesis examples) and moves a :class:`FixedClock` by hand. Expected
 outcomes are computed here from the stored fields, with predicates written independently of
-``kenning.core.lifecycle``, so a wrong rule there shows up as a failure here.
+``kenning.domain.lifecycle``, so a wrong rule there shows up as a failure here.
 """
 
 from __future__ import annotations

@@ -7,10 +7,10 @@ import pytest
 
 from kenning.clock import FixedClock, to_iso
 from kenning.core import decisions
-from kenning.core.lifecycle import in_index, is_resting, is_stale
 from kenning.core.remember import RememberRequest
 from kenning.core.scopes import Place
 from kenning.core.service import Core
+from kenning.domain.lifecycle import in_index, is_resting, is_stale
 from kenning.errors import NotFound, Refused
 from kenning.model import Kind, Origin, Status
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kenning.core import matching
+from kenning.domain import matching
 from kenning.hooks import fast
 
 

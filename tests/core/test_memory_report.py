@@ -26,8 +26,8 @@ from kenning.clock import FixedClock, to_iso
 from kenning.config import Settings
 from kenning.context import index as index_mod
 from kenning.context import memory_report, report_text
-from kenning.core import welch
 from kenning.core.service import Core
+from kenning.domain import welch
 from kenning.errors import Invalid, NotFound
 from kenning.mcp.server import build_server
 

@@ -7,7 +7,7 @@ import pytest
 from kenning.core.remember import RememberRequest
 from kenning.core.scopes import Place
 from kenning.core.service import Core
-from kenning.core.write_rules import parse_trigger
+from kenning.domain.write_rules import parse_trigger
 from kenning.errors import Invalid, Refused
 from kenning.model import DecisionDoc, Kind, Origin, Status
 from kenning.store.protocol import ScopeRow

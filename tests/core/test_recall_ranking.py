@@ -123,8 +123,8 @@ def test_a_known_technology_the_project_never_mentions_raises_the_bar_most(core:
 
 def test_names_written_together_are_one_name(core: Core, place: Place) -> None:
     """Jetpack Compose is one unknown name, raising the bar once: the store's own words still answer."""
-    from kenning.core.query import parse
     from kenning.core.recall import _unseen
+    from kenning.domain.query import parse
 
     assert _unseen(parse("migrate the screens to Jetpack Compose"), set(), set())[1] == 1
     assert _unseen(parse("use Jetpack and Compose"), set(), set())[1] == 2

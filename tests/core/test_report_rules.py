@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kenning.core import session_signals as sig
-from kenning.core import welch
+from kenning.domain import welch
 
 
 def turn(i: int, role: str, text: str = "", calls: list[dict[str, str]] | None = None) -> sig.Turn:

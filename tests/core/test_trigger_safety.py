@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from kenning.core.matching import shell_fires
 from kenning.core.remember import RememberRequest
 from kenning.core.scopes import Place
 from kenning.core.service import Core
-from kenning.core.write_rules import parse_trigger
+from kenning.domain.matching import shell_fires
+from kenning.domain.write_rules import parse_trigger
 from kenning.errors import Invalid, Refused
 from kenning.model import Trigger, TriggerTool
 

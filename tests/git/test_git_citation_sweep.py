@@ -5,10 +5,10 @@ from __future__ import annotations
 from gitrepo_helper import Repo
 
 from kenning.core.citations import check_all, fresh_reading
-from kenning.core.lifecycle import in_index
 from kenning.core.remember import RememberRequest
 from kenning.core.render import hit_marks
 from kenning.core.service import Core
+from kenning.domain.lifecycle import in_index
 from kenning.model import Citation, Kind, Memory
 
 CODE = "import os\n\n\ndef pay(amount):\n    return round(amount, 2)\n"

@@ -8,8 +8,8 @@ from gitrepo_helper import Repo
 
 from kenning.clock import FixedClock
 from kenning.core import parked
-from kenning.core.lifecycle import in_recall_pool
 from kenning.core.service import Core
+from kenning.domain.lifecycle import in_recall_pool
 from kenning.model import Kind, Status
 
 

@@ -16,8 +16,8 @@ from kenning.clock import FixedClock
 from kenning.config import Settings
 from kenning.core import parked
 from kenning.core.citations import Checker
-from kenning.core.lifecycle import in_recall_pool
 from kenning.core.service import Core
+from kenning.domain.lifecycle import in_recall_pool
 from kenning.model import Citation, Kind, Status
 from kenning.store.sqlite.stores import open_sqlite
 

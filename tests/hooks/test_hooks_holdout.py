@@ -9,7 +9,7 @@ from pathlib import Path
 
 from hookrun_helper import claude, run_hook
 
-from kenning.core.holdout import by_hash
+from kenning.domain.holdout import by_hash
 
 S = "401d0000-0000-4000-8000-000000000001"
 

@@ -16,10 +16,10 @@ from hookrun_helper import claude, run_hook
 
 from kenning.clock import FixedClock
 from kenning.config import Settings
-from kenning.core.matching import shell_fires
 from kenning.core.remember import RememberRequest
 from kenning.core.service import Core
-from kenning.core.write_rules import parse_trigger
+from kenning.domain.matching import shell_fires
+from kenning.domain.write_rules import parse_trigger
 from kenning.model import Trigger, TriggerTool
 
 SESSION = "7a11e550-0000-4000-8000-000000000200"
@@ -44,7 +44,7 @@ def triggers() -> list[str]:
 
 
 def oracle(pattern: str, command: str) -> bool:
-    """What a trigger means (kenning.core.matching.shell_fires), with Python's ``re``: it matches the command, or,
+    """What a trigger means (kenning.domain.matching.shell_fires), with Python's ``re``: it matches the command, or,
     anchored, one of the simple commands the line chains (``&&``, ``||``, ``;``, ``|``, ``&``)."""
     if re.search(pattern, command):
         return True

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from kenning.core import recall as recall_mod
-from kenning.core.query import parse
 from kenning.core.scopes import Place
+from kenning.domain.query import parse
 from kenning.model import Status
 from kenning.store.protocol import Hit, MemoryFilter, MemoryStore
 

@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 
 from kenning.context import memory_report
 from kenning.context.memory_report import ChannelRow, Health, Holdout, Measure, Report, ToolRow
-from kenning.core import welch
 from kenning.core.service import Core
+from kenning.domain import welch
 from kenning.web.pages import report as page
 
 NOW = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)

@@ -17,7 +17,7 @@ from kenning.core import citations, rules, work
 from kenning.core.capture_job import sync_all
 from kenning.core.remember import RememberRequest
 from kenning.core.service import Core
-from kenning.core.write_rules import parse_trigger
+from kenning.domain.write_rules import parse_trigger
 from kenning.model import Kind, Origin
 
 PROJECT = "github.com/acme/shop"

@@ -11,10 +11,10 @@ import click
 from kenning.cli.common import core_of, json_option, place_of, where_options
 from kenning.cli.context import CliContext, emit_json, pass_ctx
 from kenning.clock import to_iso
-from kenning.core.lifecycle import quoted
 from kenning.core.remember import RememberRequest, RememberResult
 from kenning.core.render import hit_marks, lifecycle_marks, memory_dict, memory_line
-from kenning.core.write_rules import parse_trigger
+from kenning.domain.lifecycle import quoted
+from kenning.domain.write_rules import parse_trigger
 from kenning.errors import Invalid
 from kenning.model import Kind, Memory, Origin
 

@@ -18,7 +18,7 @@ MIN_FIRST_PROMPT = 8  # a shorter prompt is not counted as the first
 TIDY_EVERY_SECONDS = 7 * 86400
 TIDY_MANY = 300
 TIDY_PREFS_DECISIONS = 5
-RESTING_SECONDS = 30 * 86400  # kenning.core.lifecycle.RESTING_AFTER
+RESTING_SECONDS = 30 * 86400  # kenning.domain.lifecycle.RESTING_AFTER
 
 RECALL_ASK = ("Before you start, call `recall` with this task in your own words (skip it if the request "
               "is trivial). Memory is looked up for the task; nothing was given at the start.")  # fmt: skip

@@ -23,7 +23,8 @@ facts (git's worktrees).
 from __future__ import annotations
 
 from kenning import isotime
-from kenning.core import presence, waiting
+from kenning.core import waiting
+from kenning.domain import presence
 from kenning.quoting import by_origin, cut, neutral
 
 TYPE_CHECKING = False  # typing is left unimported on purpose (start-up time); mypy reads True

@@ -20,9 +20,9 @@ from kenning.context import brief
 from kenning.context.brief import MAX_WAITING, clip, section, with_waiting
 from kenning.core import deliveries, placements
 from kenning.core.citations import read_now
-from kenning.core.lifecycle import in_recall_pool
-from kenning.core.matching import cited_path, names_file
 from kenning.core.render import memory_line
+from kenning.domain.lifecycle import in_recall_pool
+from kenning.domain.matching import cited_path, names_file
 from kenning.gitinfo import GitError, run_git
 from kenning.model import Citation, Memory
 from kenning.quoting import neutral

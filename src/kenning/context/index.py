@@ -30,8 +30,8 @@ from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from kenning.core import placements
-from kenning.core.lifecycle import INDEX_PIN_CAP, in_index, in_recall_pool, is_resting
 from kenning.core.render import memory_line
+from kenning.domain.lifecycle import INDEX_PIN_CAP, in_index, in_recall_pool, is_resting
 from kenning.model import Citation, Kind, Memory
 from kenning.store.protocol import MemoryFilter
 

@@ -17,7 +17,7 @@ it is computed is in docs/report.md; the definitions live here once.
   task), corrections, repeated asks, recall calls, edits and reverted work
   (:mod:`kenning.core.session_signals`); both groups' means, their difference (pointed − holdout)
   with a 95 % Welch interval, and the sessions per group it would take to tell a difference of
-  that size (:mod:`kenning.core.welch`).
+  that size (:mod:`kenning.domain.welch`).
 - **Health**: memories written in the window ÷ distinct memories cited in it (lower is
   better); imported memories per tool (the agents' own memory files); per project, active
   memories, index lines, and changed and gone citations.
@@ -35,10 +35,10 @@ from typing import TYPE_CHECKING, Any
 from kenning.clock import from_iso, to_iso
 from kenning.context.given import session_ids
 from kenning.core import session_signals as sig
-from kenning.core import welch
-from kenning.core.holdout import ONE_IN
-from kenning.core.matching import cited_path, names_file
 from kenning.core.policy import MEMORY_FILE_TOOL_SUFFIX
+from kenning.domain import welch
+from kenning.domain.holdout import ONE_IN
+from kenning.domain.matching import cited_path, names_file
 from kenning.errors import Invalid, NotFound
 from kenning.model import Memory, Status
 from kenning.store.protocol import CHANNELS, DeliveryRow, MemoryFilter, SessionRow, StoredSession, UseRow

@@ -8,7 +8,7 @@ prompt hook runs this without the core.
 from __future__ import annotations
 
 from kenning import isotime
-from kenning.core import presence
+from kenning.domain import presence
 from kenning.quoting import by_origin, neutral
 
 TYPE_CHECKING = False  # typing is left unimported on purpose (start-up time); mypy reads True

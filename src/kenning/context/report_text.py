@@ -8,7 +8,7 @@ from datetime import datetime
 from kenning.clock import to_iso
 from kenning.context.memory_report import Report, SampleItem
 from kenning.core.render import memory_line
-from kenning.core.welch import ENOUGH
+from kenning.domain.welch import ENOUGH
 from kenning.quoting import as_data, cut
 
 NO_SESSIONS = ("No sessions in this window: nothing to report. Sessions appear once kenning's hooks run in an "

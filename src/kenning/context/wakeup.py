@@ -20,9 +20,9 @@ from pathlib import Path
 
 from kenning.capture.classify import classify
 from kenning.config import Settings
-from kenning.core.lifecycle import withheld
 from kenning.core.scopes import Place
 from kenning.core.service import Core
+from kenning.domain.lifecycle import withheld
 from kenning.graph.decide import sentences
 from kenning.model import Status
 from kenning.quoting import as_data, neutral

@@ -12,8 +12,8 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from kenning.core.curation import History
-from kenning.core.lifecycle import in_index, in_recall_pool, is_resting, is_stale
 from kenning.core.scopes import Place
+from kenning.domain.lifecycle import in_index, in_recall_pool, is_resting, is_stale
 from kenning.errors import Invalid
 from kenning.model import GLOBAL_SCOPE, PERSONAL_SCOPE, DecisionDoc, Kind, Memory, Origin, Placement, Status
 from kenning.store.protocol import MemoryFilter, ScopeRow, UseRow

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from kenning.core.lifecycle import INDEX_PIN_CAP
+from kenning.domain.lifecycle import INDEX_PIN_CAP
 from kenning.errors import NotFound, Refused
 from kenning.ids import normalize_ref
 from kenning.model import Memory, MemoryEvent, Status

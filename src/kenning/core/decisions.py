@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from kenning.core.lifecycle import HELD_WORDS
 from kenning.core.remember import RememberRequest, RememberResult, remember
 from kenning.core.scopes import Place
+from kenning.domain.lifecycle import HELD_WORDS
 from kenning.errors import Invalid
 from kenning.model import DecisionDoc, Kind
 from kenning.quoting import as_data, by_origin, neutral

@@ -186,7 +186,7 @@ def run_labelled(folder: Path, clock: Clock | None = None, *, half: str = ALL,
     """Write each project's memories into a throwaway store, recall every question there."""
     from kenning.core.remember import RememberRequest
     from kenning.core.service import Core
-    from kenning.core.write_rules import parse_trigger
+    from kenning.domain.write_rules import parse_trigger
 
     data = load_labelled(folder)
     questions = [q for q in data.questions if half == ALL or half_of(q.id) == half]

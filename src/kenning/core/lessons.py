@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kenning.core import matching
-from kenning.core.lifecycle import in_recall_pool
-from kenning.core.matching import cited_path, literal_prefix, names_file
+from kenning.domain import matching
+from kenning.domain.lifecycle import in_recall_pool
+from kenning.domain.matching import cited_path, literal_prefix, names_file
 from kenning.model import Kind, Memory
 from kenning.store.protocol import MemoryFilter
 

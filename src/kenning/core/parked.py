@@ -190,7 +190,7 @@ def retire_stale_once(core: Core) -> list[str]:
     """Once per workspace: retire every ``state`` memory already past its 14-day shelf life
     (they reach no session anyway; this clears them from the Memory list). Later ones stay
     active and simply fade, as the shelf-life rule says."""
-    from kenning.core.lifecycle import is_stale
+    from kenning.domain.lifecycle import is_stale
 
     key = f"parked.stale_retired.{core.workspace}"
     if core.store.get_meta(core.workspace, key):

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from kenning.core.lifecycle import INDEX_PIN_CAP
+from kenning.domain.lifecycle import INDEX_PIN_CAP
 from kenning.errors import Invalid, NotFound, Refused
 from kenning.ids import normalize_ref
 from kenning.model import GLOBAL_SCOPE, Memory, MemoryEvent, Placement, Placing, Status

@@ -1,6 +1,6 @@
 """``recall``: the one search over memories. Lexical and deterministic, no model.
 
-1. The query becomes concepts (:mod:`kenning.core.query`); words of asking ("add", "fix")
+1. The query becomes concepts (:mod:`kenning.domain.query`); words of asking ("add", "fix")
    drop out. A concept the store has never seen is looked up by prefix ("config" ->
    configuration) and as an acronym of the words around it ("pull request" -> PR).
 2. The store returns its exact BM25 top candidates; here they are scored again with BM25
@@ -25,9 +25,9 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from kenning.core import citations, ranking
-from kenning.core.lifecycle import believed_at, in_recall_pool, is_resting
-from kenning.core.query import Concept, Query, parse
 from kenning.core.scopes import Place
+from kenning.domain.lifecycle import believed_at, in_recall_pool, is_resting
+from kenning.domain.query import Concept, Query, parse
 from kenning.errors import Invalid
 from kenning.graph import vocabulary
 from kenning.model import Citation, Kind, Memory, Status
@@ -58,7 +58,7 @@ POSTINGS_BUDGET = 20_000
 # Candidates asked of the store per phrasing (at least 4 per result wanted): feedback
 # reorders these. 32 and 60 gave the same recall-eval figures; 32 costs less at 100k.
 WINDOW = 32
-# The words of asking ("add", "fix", "make"; kenning.core.query) still count this much in the
+# The words of asking ("add", "fix", "make"; kenning.domain.query) still count this much in the
 # score: "make nocover" is about a make target. They never count as evidence.
 ASKING_WEIGHT = 0.2
 # Acronyms looked for among the initials of this many consecutive concepts.

@@ -11,13 +11,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
-from kenning.core import merge
 from kenning.core import policy as policy_mod
-from kenning.core import write_rules as rules
 from kenning.core.citations import fresh_reading
-from kenning.core.lifecycle import INDEX_PIN_CAP, withheld
 from kenning.core.placements import carry_over
 from kenning.core.scopes import Place
+from kenning.domain import merge
+from kenning.domain import write_rules as rules
+from kenning.domain.lifecycle import INDEX_PIN_CAP, withheld
 from kenning.errors import Invalid, NotFound
 from kenning.ids import new_ref, normalize_ref
 from kenning.model import (
@@ -35,7 +35,7 @@ from kenning.redacted import Redacted, one_line, redacted
 from kenning.store.protocol import MemoryFilter, MemoryStore, UseRow
 from kenning.text import term_set
 
-# The near-duplicate and contradiction rules live in kenning.core.merge (the server uses them too).
+# The near-duplicate and contradiction rules live in kenning.domain.merge (the server uses them too).
 NEAR_DUPLICATE = merge.NEAR_DUPLICATE
 CONTRADICTION_OVERLAP = merge.CONTRADICTION_OVERLAP
 # Neighbours: search hits (BM25 order) sharing at least this share of the shorter sentence's terms.

@@ -8,10 +8,10 @@ from datetime import datetime
 from typing import Any
 
 from kenning.clock import to_iso
-from kenning.core import wording
-from kenning.core.lifecycle import is_resting, is_stale, quoted
 from kenning.core.recall import RecallHit
-from kenning.core.wording import LINE_LIMIT, clip
+from kenning.domain import wording
+from kenning.domain.lifecycle import is_resting, is_stale, quoted
+from kenning.domain.wording import LINE_LIMIT, clip
 from kenning.model import Citation, Memory
 from kenning.quoting import neutral
 
@@ -19,7 +19,7 @@ __all__ = ["LINE_LIMIT", "clip", "hit_marks", "memory_dict", "memory_line"]
 
 
 def memory_line(memory: Memory, *, limit: int = LINE_LIMIT, marks: list[str] | None = None) -> str:
-    """``m:1234abcd [kind] text (why: reason) — cites path · marks`` (see core.wording.line)."""
+    """``m:1234abcd [kind] text (why: reason) — cites path · marks`` (see kenning.domain.wording.line)."""
     return wording.line(memory.ref, memory.kind.value, memory.text, reason=memory.reason,
                         source_ref=memory.source_ref, origin=memory.origin.value, limit=limit, marks=marks)  # fmt: skip
 

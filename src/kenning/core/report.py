@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from kenning.core.lifecycle import is_resting, is_stale
 from kenning.core.service import Core
+from kenning.domain.lifecycle import is_resting, is_stale
 
 
 def status(core: Core) -> dict[str, Any]:

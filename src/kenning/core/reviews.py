@@ -9,10 +9,10 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from kenning.core import write_rules as rules
 from kenning.core.curation import bring_back, fetch
 from kenning.core.remember import RememberRequest, remember, supersede
 from kenning.core.scopes import Place
+from kenning.domain import write_rules as rules
 from kenning.errors import Invalid, NotFound, Refused
 from kenning.ids import normalize_ref
 from kenning.model import Kind, MemoryEvent, Origin, ReviewItem, Status, Trigger

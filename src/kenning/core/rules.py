@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
-from kenning.core.lifecycle import last_activity
+from kenning.domain.lifecycle import last_activity
 from kenning.errors import Invalid, NotFound
 from kenning.model import Kind, Memory
 from kenning.redacted import EMPTY, one_line, redacted

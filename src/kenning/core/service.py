@@ -15,8 +15,8 @@ from kenning.clock import Clock, SystemClock, parse_as_of
 from kenning.config import Settings
 from kenning.core import curation, placements, policy
 from kenning.core import recall as recall_mod
-from kenning.core.lifecycle import in_recall_pool
 from kenning.core.scopes import Place, named, personal, place_for
+from kenning.domain.lifecycle import in_recall_pool
 from kenning.model import DecisionDoc, Memory, Placement, Placing, ReviewItem, Trigger
 from kenning.store import BUSY_TIMEOUT_MS, open_stores
 from kenning.store.protocol import MemoryFilter, MemoryStore, Stores

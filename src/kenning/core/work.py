@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
-from kenning.core import holdout, presence
+from kenning.domain import holdout, presence
 from kenning.errors import Invalid, NotFound, Refused
 from kenning.quoting import by_origin
 from kenning.redacted import EMPTY, Redacted, one_line, redacted
@@ -181,7 +181,7 @@ def handoff(core: Core, place: Place, text: str, *, from_session: str = "", from
             to: str = "", origin: str = "agent") -> int:  # fmt: skip
     """A note for the other agents in the project (or for one tool/session with ``to``),
     shown to each once. Notes that only narrate work in progress are refused."""
-    from kenning.core.write_rules import is_transient
+    from kenning.domain.write_rules import is_transient
 
     cleaned = _clean(text, "note")
     if is_transient(cleaned):

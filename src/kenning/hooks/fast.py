@@ -80,7 +80,7 @@ def glob_hint(glob: str) -> str:
 def compile_rows(rows: list[tuple[str, str | None, str, str, str, str, str, int]]) -> dict[str, Any]:
     """(ref, trigger text, source_ref, kind, workspace, scope, created_at, id) rows -> the
     file's matching tables."""
-    from kenning.core.matching import cited_path
+    from kenning.domain.matching import cited_path
 
     data: dict[str, Any] = {"shell": [], "read": [], "edit": [], "cited": {}}
     for ref, trigger, source_ref, _kind, workspace, scope, created, rowid in rows:
@@ -177,7 +177,7 @@ def _suffixes(path: str) -> list[str]:
 def candidates(data: dict[str, Any], kind: str, command: str, paths: tuple[str, ...]) -> list[Entry]:
     """The triggers and citations that could fire for this call: never a false "no"; whether
     one really fires is decided with the touched files made repository-relative
-    (:func:`kenning.core.matching.fires`). A shell pattern is compiled only when its literal is
+    (:func:`kenning.domain.matching.fires`). A shell pattern is compiled only when its literal is
     in the command."""
     found: list[Entry] = []
     if kind == "shell":
@@ -189,7 +189,7 @@ def candidates(data: dict[str, Any], kind: str, command: str, paths: tuple[str, 
                     continue
             elif hint not in command:
                 continue
-            from kenning.core.matching import shell_fires
+            from kenning.domain.matching import shell_fires
 
             if shell_fires(pattern, command):
                 found.append(("shell", ref, workspace, scope, created, rowid, pattern))
@@ -206,7 +206,7 @@ def candidates(data: dict[str, Any], kind: str, command: str, paths: tuple[str, 
                 continue
             from fnmatch import fnmatchcase
 
-            from kenning.core.matching import glob_forms
+            from kenning.domain.matching import glob_forms
 
             globs = glob_forms(glob)
             if any(fnmatchcase(s, g) for s in _suffixes(norm) for g in globs) or (

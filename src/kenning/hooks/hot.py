@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from kenning import isotime, sessionmarks
 from kenning.context import asks, brief, notes
-from kenning.core import presence
-from kenning.core.holdout import by_hash
+from kenning.domain import presence
+from kenning.domain.holdout import by_hash
 from kenning.redacted import EMPTY
 
 TYPE_CHECKING = False  # typing is left unimported on purpose (start-up time); mypy reads True
@@ -173,7 +173,7 @@ class Hook:
         """The lessons this call matches (``entries``: the compiled trigger file's candidates,
         see :func:`kenning.hooks.fast.candidates`), at most 2, each once per session; the call is
         held once with them when the hook runs before it."""
-        from kenning.core import matching, wording
+        from kenning.domain import matching, wording
 
         event, where, rows = self.event, self.where, self.rows
         row = self.session()

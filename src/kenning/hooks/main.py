@@ -132,7 +132,7 @@ class Runner:
                                   isotime.iso(self.now()))  # fmt: skip
         if not event.lessons_here:
             return []
-        from kenning.core.holdout import by_hash
+        from kenning.domain.holdout import by_hash
 
         holdout = self.forced if self.forced is not None else by_hash(event.session_id)
         if holdout:
@@ -311,7 +311,7 @@ class Runner:
         The words go through a pipe, never a file."""
         if not self.background():
             return False
-        from kenning.core.presence import WORDS_KEPT
+        from kenning.domain.presence import WORDS_KEPT
         from kenning.redacted import MARGIN
 
         # Redaction comes before the cut (kenning.redacted.head): pass enough to redact first.
@@ -322,7 +322,7 @@ class Runner:
 
     def write_words(self, key: str, column: str, text: str) -> None:
         """The detached writer's work: one session's words, redacted, into its row."""
-        from kenning.core.presence import session_words
+        from kenning.domain.presence import session_words
         from kenning.store import hotpath
 
         if column not in ("opening", "last_message"):

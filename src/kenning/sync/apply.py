@@ -4,7 +4,7 @@ Rows belong to their author: an item that would change another account's record 
 (``not_author``), a forgotten record never comes back (``forgotten``), and an item the
 redactor finds a secret in is refused (``secret_found``; the client redacts before it
 writes, so a catch here means an old or a foreign client). A new memory is placed by the
-memory model's rules (:mod:`kenning.core.merge`): it may strengthen its author's
+memory model's rules (:mod:`kenning.domain.merge`): it may strengthen its author's
 near-duplicate, wait in Needs review against a firmer memory, or be stored and supersede its
 author's earlier memory on the same slot — in the order the server received them.
 
@@ -21,7 +21,7 @@ from datetime import datetime
 from typing import Any
 
 from kenning.clock import to_iso
-from kenning.core import merge
+from kenning.domain import merge
 from kenning.errors import Invalid
 from kenning.model import Kind, Memory, MemoryEvent, Status
 from kenning.redact import find_secrets

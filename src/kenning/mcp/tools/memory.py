@@ -16,11 +16,11 @@ from pydantic import Field
 
 from kenning.clock import to_iso
 from kenning.core import decisions, deliveries
-from kenning.core.lifecycle import quoted, withheld
 from kenning.core.recall import DEFAULT_COUNT, MAX_ALSO, MAX_COUNT
 from kenning.core.remember import RememberRequest, RememberResult
 from kenning.core.render import hit_marks, lifecycle_marks, memory_dict, memory_line
-from kenning.core.write_rules import parse_trigger
+from kenning.domain.lifecycle import quoted, withheld
+from kenning.domain.write_rules import parse_trigger
 from kenning.ids import normalize_ref
 from kenning.mcp.kit import (
     Cwd,

@@ -133,7 +133,7 @@ def shell_regex(pattern: str) -> object:
     backtracks, and ``(a+)+$`` against 27 characters held a hook for 12 s (issue 11). RE2 is
     imported (~4 ms) and a pattern compiled (~15 µs) only once a trigger's literal was found in
     the command. What RE2 does not support (look-arounds, back-references) is refused when a
-    lesson is written (:func:`kenning.core.write_rules.check_trigger`).
+    lesson is written (:func:`kenning.domain.write_rules.check_trigger`).
     """
     found = _compiled.get(pattern)
     if found is None:

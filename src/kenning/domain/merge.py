@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from kenning.core import write_rules as rules
+from kenning.domain import write_rules as rules
 from kenning.model import Kind, Memory, Origin
 from kenning.text import jaccard, term_set
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from kenning.core.matching import glob_matches  # one definition; re-exported for callers here
+from kenning.domain.matching import glob_matches  # one definition; re-exported for callers here
 from kenning.errors import Invalid, Refused
 from kenning.model import Kind, Trigger, TriggerTool
 from kenning.text import words
@@ -229,7 +229,7 @@ def check_shell_pattern(pattern: str) -> None:
             fix="write each repeat once, e.g. (a+)+$ as a+$, or (\\w|\\d)+ as \\w+; a trigger only needs "
                 "to name the command, e.g. ^git push .*--force",
         )  # fmt: skip
-    from kenning.core.matching import compile_shell
+    from kenning.domain.matching import compile_shell
 
     try:
         compiled: Any = compile_shell(pattern)
