@@ -15,8 +15,11 @@
 - Storage goes through the store protocols: no module outside ``kenning.store`` imports a
   backend (``kenning.store.sqlite``, ``kenning.store.postgres``, a database driver) or holds SQL.
 - Packages stack in the order README.md draws (interfaces, context, core, capture, graph,
-  store, platform): a package imports only from the layers under it, so no two packages import
-  each other; and no module imports itself back through others at run time.
+  store, domain, platform): a package imports only from the layers under it, so no two packages
+  import each other; and no module imports itself back through others at run time.
+- The domain (``kenning.domain``) is pure: it imports neither the store nor the core (nor
+  anything above them), nor the platform modules that read the world (settings, the clock,
+  git), and calls no clock.
 
 Imports are found at any depth (inside functions too) and through ``importlib.import_module``
 and ``__import__`` with a literal name.
@@ -161,6 +164,7 @@ def test_no_layer_below_the_interfaces_imports_one() -> None:
         "kenning.store",
         "kenning.install",
         "kenning.sync",
+        "kenning.domain",
     )
     assert offending(below, INTERFACES) == []
     # Platform modules (kenning/clock.py, config.py, gitinfo.py, ...) sit under everything.
@@ -298,6 +302,7 @@ LAYERS = (
     ("kenning.capture",),
     ("kenning.graph",),
     ("kenning.store",),
+    ("kenning.domain",),
 )
 
 
@@ -308,6 +313,38 @@ def _layer(name: str) -> int | None:
     if name.startswith("kenning.") and name.count(".") == 1 and not (SRC / "kenning" / name[8:]).is_dir():
         return len(LAYERS)  # platform
     return None
+
+
+# -- the pure domain ------------------------------------------------------------------------------
+# What the domain may not import: the stores and everything that works over them, and the
+# platform modules that read the world (settings and the data folder, the clock, git, GitHub,
+# files beside the store).
+NOT_FROM_THE_DOMAIN = (
+    "kenning.store", "kenning.core", "kenning.context", "kenning.capture", "kenning.graph", "kenning.sync",
+    "kenning.install", *INTERFACES,
+    "kenning.config", "kenning.userconfig", "kenning.clock", "kenning.gitinfo", "kenning.githistory",
+    "kenning.ghinfo", "kenning.sessionmarks", "kenning.private", *BACKENDS,
+)  # fmt: skip
+CLOCK_CALLS = ("now", "utcnow", "today", "time", "time_ns", "monotonic", "perf_counter")
+
+
+def test_the_domain_imports_neither_the_store_nor_the_core() -> None:
+    assert [m.name for m in modules() if under(m.name, "kenning.domain")], "kenning.domain has modules"
+    assert offending(("kenning.domain",), NOT_FROM_THE_DOMAIN) == []
+
+
+def test_the_domain_reads_no_clock() -> None:
+    """Time rules take ``now`` as an argument, so one clock (a FixedClock in tests) governs them."""
+    reads = [f"{m.name} calls {name}()" for m in modules() if under(m.name, "kenning.domain")
+             for name in CLOCK_CALLS if _calls(m.tree, name)]  # fmt: skip
+    assert reads == []
+
+
+def test_the_domain_scanners_see_what_they_forbid() -> None:
+    tree = ast.parse("from kenning.store.protocol import Hit\nimport kenning.core.service\nx = datetime.now()\n")
+    module = Module("kenning.domain.x", Path("x.py"), tree)
+    assert {"kenning.store.protocol", "kenning.core.service"} <= imports(module)
+    assert _calls(tree, "now") == 1
 
 
 # Imports against the layer order that are known and reported to the lead, each with why and

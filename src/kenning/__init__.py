@@ -1,7 +1,8 @@
 """kenning: memory for AI coding agents.
 
-The core library lives in :mod:`kenning.core` (remember, recall, lifecycle) over a
-:class:`kenning.store.protocol.Store`; the CLI, MCP server and hooks are thin adapters.
+The core library lives in :mod:`kenning.core` (remember, recall, ... over the stores of
+:mod:`kenning.store.protocol`), applying the pure rules of :mod:`kenning.domain`; the CLI, MCP
+server, hooks and team server are thin adapters.
 """
 
 __version__ = "0.1.0"
