@@ -19,11 +19,11 @@ from kenning.clock import to_iso
 from kenning.core import recall as recall_mod
 from kenning.core.across import interleave
 from kenning.core.health import health
-from kenning.core.lifecycle import quoted, withheld
 from kenning.core.remember import RememberRequest
 from kenning.core.render import hit_marks, lifecycle_marks, memory_dict, memory_line
 from kenning.core.scopes import Place, named
-from kenning.core.write_rules import parse_trigger
+from kenning.domain.lifecycle import quoted, withheld
+from kenning.domain.write_rules import parse_trigger
 from kenning.errors import NotFound
 from kenning.ids import normalize_ref
 from kenning.model import PERSONAL_SCOPE, Kind, Memory, Origin, Status

@@ -11,9 +11,9 @@ from pydantic import Field
 
 from kenning.clock import to_iso
 from kenning.core.across import recall_across
-from kenning.core.lifecycle import withheld
 from kenning.core.recall import DEFAULT_COUNT, MAX_ALSO, MAX_COUNT
 from kenning.core.render import hit_marks
+from kenning.domain.lifecycle import withheld
 from kenning.mcp.kit import Cwd, Strict, add_tool, app_of, guarded, place
 from kenning.mcp.tools.memory import shown
 from kenning.sync import link
