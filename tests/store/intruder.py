@@ -89,6 +89,7 @@ def _seed(database: str) -> None:
             conn.execute("INSERT INTO meta (workspace, key, value) VALUES (%s, 'k', 'intruder'), (%s, '', 'x')", (ws, ws))
         rls.bind_role(conn, ROLE, WORKSPACE)
     _seed_capture(database)
+    _seed_graph_and_notes(database)
 
 
 def _seed_capture(database: str) -> None:
@@ -123,6 +124,61 @@ def _seed_capture(database: str) -> None:
         for path in ("/h/CLAUDE.md", "/h/AGENTS.md"):
             store.set_memory_file(INTRUDER, path, "m:00000009", "intruder", "2026-03-02T09:00:00Z")
         store.set_meta(INTRUDER, "rules_version", "99")
+    finally:
+        db.close()
+
+
+def _seed_graph_and_notes(database: str) -> None:
+    """The intruder's graph and notes: entities under the ids the graph suite uses (and one more
+    "shop"), current and ended facts of the same subjects, predicates, objects, sessions and
+    memory refs in the same project, extraction progress of the same sessions, diary entries
+    and values of the same projects and keys."""
+    from kenning.redacted import redacted
+    from kenning.store.postgres.schema import open_database
+    from kenning.store.postgres.stores import PostgresStores
+    from kenning.store.protocol import FactRow
+
+    db = open_database(postgres_server.dsn(database, postgres_server.OWNER), max_size=1)
+    stores = PostgresStores(db)
+    graph, notes, now = stores.graph, stores.notes, "2026-03-02T09:00:00.000000Z"
+    try:
+        with stores.transaction():
+            for entity_id, name, type_ in (
+                ("github.com/acme/shop", "shop", "project"), ("github.com/intruder/shop", "shop", "project"),
+                ("shop", "Shop", "project"), ("postgres", "PostgreSQL", "unknown"), ("celery", "celery", "tool"),
+                ("redis", "redis", "tool"), ("billing", "billing", "project"), ("mysql", "MySQL", "database"),
+            ):  # fmt: skip
+                graph.ensure_entity(INTRUDER, entity_id, redacted(name), type_, now)
+            for n, (subject, predicate, obj) in enumerate([
+                ("shop", "uses", "postgres"), ("shop", "uses", "mysql"), ("billing", "uses", "postgres"),
+                ("shop", "status", "alpha"), ("shop", "status", "beta"), ("shop", "uses", "celery"),
+                ("shop", "uses", "redis"), ("postgres", "uses", "shop"),
+            ]):  # fmt: skip
+                later = ("2026-03-03T09:00:00Z", None) if n % 2 else (now, None)  # one current copy
+                for valid_from, valid_to in (("2026-01-01T00:00:00Z", "2026-02-01T00:00:00Z"),
+                                             (now, "2026-03-03T09:00:00Z"), later):  # fmt: skip
+                    graph.insert(FactRow(
+                        0, INTRUDER, "github.com/acme/shop", subject, predicate, obj, "entity", "", valid_from,
+                        valid_to, 0.9, "extracted", ("claude:gone", "claude:kept", "claude:s1")[n % 3],
+                        "m:00000001" if n % 2 else "", "", redacted("the intruder's evidence"), now,
+                    ))  # fmt: skip
+            for area in ("jobs", ""):
+                graph.insert(FactRow(0, INTRUDER, "github.com/acme/shop", "shop", "decided", "Use Redis", "text", area,
+                                     "2026-02-10T00:00:00Z", None, 0.9, "recorded", "", "m:00000001", "",
+                                     redacted("x"), now))  # fmt: skip
+            for session, kind, turn in (("claude:s1", "extract", 99), ("claude:s1", "escalate", 7),
+                                        ("claude:s2", "extract", 42), ("claude:s3", "extract", 1)):  # fmt: skip
+                graph.set_progress(INTRUDER, session, kind, turn, now)
+            for project, agent, at, text in (
+                ("p", "codex", "2026-03-01T10:00:00Z", "started the export"),
+                ("p", "claude-code", "2026-03-02T10:00:00Z", "fixed «it»"),
+                ("p", "codex", "2026-03-02T11:00:00Z", "the intruder's entry"),
+                ("other-project", "codex", "2026-03-03T10:00:00Z", "elsewhere"),
+            ):  # fmt: skip
+                notes.diary_add(INTRUDER, project, redacted(agent), at, redacted(text))
+            for project, key, value in (("p", "deploy.target", "intruder.example"), ("p", "a.first", "x"),
+                                        ("p", "b.intruder", "y"), ("q", "z", "y")):  # fmt: skip
+                notes.set_value(INTRUDER, project, key, redacted(value), now)
     finally:
         db.close()
 

@@ -169,3 +169,100 @@ def test_values(notes: NotesStore) -> None:
     assert [v.key for v in notes.values(WS, "p")] == ["a.first", "deploy.target"]
     assert [(v.project, v.key) for v in notes.all_values(WS)] == [("p", "a.first"), ("p", "deploy.target"), ("q", "z")]
     assert notes.value("other", "p", "deploy.target") is None and notes.all_values("other") == []
+
+
+# -- what the protocol promises beyond the cases above -----------------------------------------
+def test_entities_named_folds_ascii_case_and_matches_a_key_suffix_literally(graph: GraphStore) -> None:
+    graph.ensure_entity(WS, "github.com/acme/shop", redacted("SHOP"), "project", NOW)
+    graph.ensure_entity(WS, "github.com/acme/sh_p", redacted("the other one"), "project", NOW)
+    graph.ensure_entity(WS, "github.com/acme/big-shop", redacted("big shop"), "project", NOW)
+    assert graph.entities_named(WS, "shop") == ["github.com/acme/shop"]  # by its name, in any case
+    assert graph.entities_named(WS, "sh_p") == ["github.com/acme/sh_p"]  # "_" is no wildcard
+    assert graph.entities_named(WS, "big shop") == ["github.com/acme/big-shop"]
+    graph.ensure_entity(WS, "shop", redacted("shop"), "project", NOW)
+    assert graph.entities_named(WS, "shop") == ["github.com/acme/shop", "shop"]  # sorted by id
+
+
+def test_ties_on_valid_from_break_by_id(graph: GraphStore) -> None:
+    ids = [graph.insert(fact(obj=o)) for o in ("zeta", "alpha", "mid")]  # one moment, written in this order
+    older = graph.insert(fact(obj="older", valid_from="2026-03-01T00:00:00Z"))
+    assert [f.id for f in graph.query(WS, "shop")] == [*reversed(ids), older]
+    assert [f.id for f in graph.timeline(WS, "shop")] == [older, *ids]
+    assert [f.id for f in graph.current_facts(WS, "github.com/acme/shop")] == [*reversed(ids), older]
+    assert [f.id for f in graph.current_in_slot(WS, "shop", "uses", "")] == [older, *ids]
+    assert [f.id for f in graph.current_facts(WS, "github.com/acme/shop", limit=2)] == list(reversed(ids))[:2]
+
+
+def test_times_compare_as_text_in_byte_order(graph: GraphStore) -> None:
+    # Both spellings of a time the store is handed: with microseconds and without. As text
+    # "09:00:00.000000Z" sorts before "09:00:00Z" ('.' < 'Z'), on every engine.
+    with_micro = graph.insert(fact(obj="a", valid_from="2026-03-02T09:00:00.000000Z"))
+    plain = graph.insert(fact(obj="b", valid_from="2026-03-02T09:00:00Z"))
+    assert [f.id for f in graph.timeline(WS, "shop")] == [with_micro, plain]
+    assert [f.id for f in graph.query(WS, "shop", as_of="2026-03-02T09:00:00.5Z")] == [with_micro]
+    assert [f.id for f in graph.query(WS, "shop", as_of="2026-03-02T09:00:00Z")] == [plain, with_micro]
+
+
+def test_the_incoming_side_counts_entity_objects_only(graph: GraphStore) -> None:
+    as_entity = graph.insert(fact(subject="billing", obj="shop"))
+    graph.insert(fact(subject="billing", predicate="note", obj="shop", kind="text"))  # the word, not the entity
+    out = graph.insert(fact(obj="redis"))
+    assert [f.id for f in graph.query(WS, "shop", direction="in")] == [as_entity]
+    assert [f.id for f in graph.query(WS, "shop", direction="out")] == [out]
+    assert {f.id for f in graph.query(WS, "shop")} == {as_entity, out}
+
+
+def test_a_long_text_object_is_stored_and_found_whole(graph: GraphStore) -> None:
+    import random
+
+    rng = random.Random(7)  # text that does not compress: longer than an index entry may be
+    sentence = " ".join("".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(8)) for _ in range(1500))
+    fid = graph.insert(fact(predicate="decided", obj=sentence, kind="text", area="queue"))
+    assert [f.id for f in graph.same_fact(WS, "shop", "decided", sentence, "queue")] == [fid]
+    got = graph.get(WS, fid)
+    assert got is not None and got.object == sentence == got.object_name
+
+
+def test_text_is_redacted_on_the_way_in(graph: GraphStore, notes: NotesStore) -> None:
+    from kenning.redacted import Redacted
+
+    secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    raw = f"token {secret} was used"
+    # A str that came around the types (not Redacted) is redacted by the store itself.
+    fid = graph.insert(fact(obj=raw, kind="text", evidence=raw))
+    graph.ensure_entity(WS, "tool", raw, "tool", NOW)  # type: ignore[arg-type]
+    notes.diary_add(WS, "p", raw, NOW, raw)  # type: ignore[arg-type]
+    notes.set_value(WS, "p", "k", raw, NOW)  # type: ignore[arg-type]
+    got = graph.get(WS, fid)
+    texts = [got.object, got.evidence] if got else []
+    texts += [e.name for e in graph.entities(WS)]
+    texts += [t for e in notes.all_diary(WS) for t in (e.agent, e.text)]
+    texts += [v.value for v in notes.all_values(WS)]
+    assert len(texts) == 6 and all(secret not in t for t in texts)
+    assert all(isinstance(t, Redacted) for t in texts[1:])  # read back as stored text
+
+
+def test_progress_of_one_kind_only(graph: GraphStore) -> None:
+    graph.set_progress(WS, "claude:s9", "escalate", 4, NOW)
+    assert graph.progress_of(WS, "extract") == {} and graph.progress_of(WS, "escalate") == {"claude:s9": 4}
+    graph.forget_progress(WS, "claude:other")  # another session's: nothing of this one goes
+    assert graph.progress(WS, "claude:s9", "escalate") == 4
+
+
+def test_diary_ties_and_order_of_writing(notes: NotesStore) -> None:
+    late = notes.diary_add(WS, "p", redacted("codex"), "2026-03-05T10:00:00Z", redacted("late"))
+    a = notes.diary_add(WS, "p", redacted("codex"), "2026-03-01T10:00:00Z", redacted("same moment, first"))
+    b = notes.diary_add(WS, "p", redacted("codex"), "2026-03-01T10:00:00Z", redacted("same moment, second"))
+    assert [e.id for e in notes.diary(WS, "p")] == [late, b, a]  # newest first, ties newest written first
+    assert [e.id for e in notes.all_diary(WS)] == [a, b, late]  # oldest first, ties by id
+    assert [e.id for e in notes.diary(WS, "p", since="2026-03-01T10:00:00Z")] == [late, b, a]  # since is inclusive
+    assert [e.id for e in notes.diary(WS, "p", limit=2)] == [late, b]
+    assert notes.diary_count(WS, "p", "codex", "2026-03-01T10:00:00Z", "same moment, first") == 1
+    assert notes.diary_count(WS, "p", "claude-code", "2026-03-01T10:00:00Z", "same moment, first") == 0
+
+
+def test_values_keys_sort_in_byte_order(notes: NotesStore) -> None:
+    for key in ("b", "B", "a.z", "a_z", "a-z", "_x"):
+        notes.set_value(WS, "p", key, redacted(key), NOW)
+    assert [v.key for v in notes.values(WS, "p")] == sorted(["b", "B", "a.z", "a_z", "a-z", "_x"])
+    assert notes.values(WS, "q") == [] and notes.value(WS, "q", "b") is None

@@ -29,6 +29,8 @@ def all_sets() -> list[MigrationSet]:
     sets.append(importlib.import_module("kenning.store.postgres.memory_schema").MIGRATIONS)
     sets.append(importlib.import_module("kenning.store.postgres.rules_schema").MIGRATIONS)
     sets.append(importlib.import_module("kenning.store.postgres.capture_schema").MIGRATIONS)
+    sets.append(importlib.import_module("kenning.store.postgres.graph_schema").MIGRATIONS)
+    sets.append(importlib.import_module("kenning.store.postgres.notes_schema").MIGRATIONS)
     return sets
 
 

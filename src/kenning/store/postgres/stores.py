@@ -13,7 +13,9 @@ from typing import NoReturn
 
 from kenning.store.postgres.capture_store import PostgresCaptureStore
 from kenning.store.postgres.db import Database
+from kenning.store.postgres.graph_store import PostgresGraphStore
 from kenning.store.postgres.memories import PostgresMemoryStore
+from kenning.store.postgres.notes_store import PostgresNotesStore
 from kenning.store.postgres.rules_store import PostgresRuleStore
 from kenning.store.protocol import (
     CaptureStore,
@@ -45,11 +47,11 @@ class PostgresStores:
 
     @property
     def graph(self) -> GraphStore:
-        _not_yet("graph")
+        return PostgresGraphStore(self.db)
 
     @property
     def notes(self) -> NotesStore:
-        _not_yet("notes")
+        return PostgresNotesStore(self.db)
 
     @property
     def hooks(self) -> HookStateStore:
