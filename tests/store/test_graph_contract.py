@@ -3,7 +3,11 @@ only, no SQL). The rules of what closes what are kenning.graph.facts's, tested i
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from kenning.redacted import redacted
 from kenning.store.protocol import FactRow, GraphStore, NotesStore, Stores
@@ -27,8 +31,6 @@ def fact(subject: str = "shop", predicate: str = "uses", obj: str = "postgres", 
          ) -> FactRow:  # fmt: skip
     base = FactRow(0, workspace, "github.com/acme/shop", subject, predicate, obj, kind, area, valid_from, valid_to,
                    0.8, "asserted", "claude:s1", "", "", redacted("we moved to it"), NOW)
-    from dataclasses import replace
-
     return replace(base, **changes)  # type: ignore[arg-type]
 
 
@@ -266,3 +268,56 @@ def test_values_keys_sort_in_byte_order(notes: NotesStore) -> None:
         notes.set_value(WS, "p", key, redacted(key), NOW)
     assert [v.key for v in notes.values(WS, "p")] == sorted(["b", "B", "a.z", "a_z", "a-z", "_x"])
     assert notes.values(WS, "q") == [] and notes.value(WS, "q", "b") is None
+
+
+# -- windows and time, as a property ----------------------------------------------------------
+_examples = iter(range(1_000_000))
+
+
+def _at(hours: int) -> str:
+    from datetime import UTC, datetime, timedelta
+
+    from kenning.clock import to_iso
+
+    return to_iso(datetime(2026, 3, 1, tzinfo=UTC) + timedelta(hours=hours))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=st.lists(st.tuples(st.sampled_from(["uses", "owns"]), st.sampled_from(["a", "b", "in"]),
+                               st.integers(0, 48), st.none() | st.integers(1, 24), st.floats(0.0, 1.0)),
+                     max_size=10))  # fmt: skip
+def test_as_of_timeline_and_current_follow_the_windows(graph: GraphStore, rows: list[tuple[str, str, int, int | None,
+                                                                                          float]]) -> None:  # fmt: skip
+    # One store for every example: each writes its own subject and project.
+    n = next(_examples)
+    subject, project = f"s{n}", f"p{n}"
+    model: list[FactRow] = []
+    for predicate, obj, start, length, confidence in rows:
+        # "in": a fact of another subject about this one (the incoming side)
+        who, what = (f"other{n}", subject) if obj == "in" else (subject, obj)
+        valid_to = None if length is None else _at(start + length)
+        if valid_to is None and any(f.current and (f.subject, f.predicate, f.object) == (who, predicate, what)
+                                    for f in model):  # fmt: skip
+            continue  # one current copy of a fact
+        row = fact(who, predicate, what, valid_from=_at(start), valid_to=valid_to, project=project,
+                   confidence=confidence)  # fmt: skip
+        model.append(replace(row, id=graph.insert(row)))
+
+    def newest_first(facts: list[FactRow]) -> list[int]:
+        return [f.id for f in sorted(facts, key=lambda f: (f.valid_from, f.id), reverse=True)]
+
+    for hour in range(0, 80, 3):
+        t = _at(hour)
+        holds = [f for f in model if f.valid_from <= t and (f.valid_to is None or t < f.valid_to)]
+        assert [f.id for f in graph.query(WS, subject, as_of=t)] == newest_first(holds), t
+        owns = [f for f in holds if f.predicate == "owns" and f.subject == subject]
+        assert [f.id for f in graph.query(WS, subject, as_of=t, predicate="owns", direction="out")] == newest_first(owns)
+    assert [f.id for f in graph.timeline(WS, subject)] == list(reversed(newest_first(model)))
+    current = [f for f in model if f.current]
+    assert [f.id for f in graph.current_facts(WS, project, limit=100)] == newest_first(current)
+    sure = [f for f in current if f.confidence >= 0.5]
+    assert [f.id for f in graph.current_facts(WS, project, min_confidence=0.5, limit=100)] == newest_first(sure)
+    for f in model:
+        got = graph.get(WS, f.id)
+        assert got is not None and (got.valid_from, got.valid_to, got.confidence) == (f.valid_from, f.valid_to,
+                                                                                      f.confidence)  # fmt: skip

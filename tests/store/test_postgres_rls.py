@@ -162,3 +162,28 @@ def test_binding_a_role_is_the_owners_and_takes_effect_at_once(database: str) ->
         with connect(database, postgres_server.OWNER) as owner:
             rls.unbind_role(owner, role)
         assert conn.execute("SELECT count(*) FROM memories").fetchone()[0] == 0
+
+
+def test_the_intruders_graph_and_notes_are_out_of_reach_and_would_be_seen_without_the_policies(database: str) -> None:
+    from kenning.redacted import redacted
+    from kenning.store.postgres.stores import PostgresStores
+
+    db = open_database(postgres_server.dsn(database, intruder.ROLE), run_migrations=False, max_size=1)
+    stores = PostgresStores(db)
+
+    def reads() -> tuple[Any, ...]:
+        graph, notes, other = stores.graph, stores.notes, intruder.INTRUDER
+        return (graph.all_facts(other), graph.entities(other), graph.progress_of(other, "extract"),
+                notes.all_diary(other), notes.all_values(other))  # fmt: skip
+
+    try:
+        assert reads() == ([], [], {}, [], [])  # naming the other workspace reads nothing of it
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            stores.notes.set_value(intruder.INTRUDER, "p", "deploy.target", redacted("mine now"), "2026-03-02T09:00:00Z")
+        with connect(database, postgres_server.OWNER) as owner:
+            for table in tables(owner):
+                owner.execute(f"ALTER TABLE {table} DISABLE ROW LEVEL SECURITY")
+        leaked = reads()  # the same calls, the policies off: the intruder's rows are there to leak
+        assert all(leaked) and {f.workspace for f in leaked[0]} == {intruder.INTRUDER}
+    finally:
+        db.close()

@@ -1,9 +1,9 @@
 """The PostgreSQL backend's bundle of stores (:class:`kenning.store.protocol.Stores`).
 
-The memory, rule and capture stores have a PostgreSQL implementation so far; asking the
-bundle for another store raises NotImplementedError saying so (the contract suites skip those
-stores on this backend), so a PostgreSQL core serves recall, memory writes, rules and
-capture, not the graph or the hooks' state.
+The memory, rule, capture, graph and notes stores have a PostgreSQL implementation so far;
+asking the bundle for another store raises NotImplementedError saying so (the contract suites
+skip those stores on this backend), so a PostgreSQL core serves recall, memory writes, rules,
+capture, the graph and notes, not the hooks' state or work.
 """
 
 from __future__ import annotations
