@@ -245,7 +245,8 @@ def test_the_environment_scanner_sees_every_form() -> None:
 
 
 # -- storage behind the protocols ----------------------------------------------------------------
-BACKENDS = ("kenning.store.sqlite", "kenning.store.postgres", "sqlite3", "psycopg", "psycopg_pool")
+BACKENDS = ("kenning.store.sqlite", "kenning.store.postgres", "kenning.store.server.postgres", "sqlite3", "psycopg",
+            "psycopg_pool")  # fmt: skip
 # Modules outside the store that may still reach a backend, each with why. OpenCode keeps its
 # transcripts in its own SQLite file: reading it is a capture source's job, not our store's.
 BACKEND_OUTSIDE_STORE: dict[str, str] = {

@@ -31,13 +31,14 @@ def _dsn(ctx: CliContext, database: str | None) -> tuple[str, Any]:
 @contextmanager
 def _store(ctx: CliContext, database: str | None) -> Iterator[Any]:
     dsn, handle = _dsn(ctx, database)
+    from kenning.store.server import open_server_store
+
     try:
-        from kenning.store.server.postgres import PostgresServerStore
+        store = open_server_store(dsn, max_size=2)
     except ImportError as exc:
         from kenning.errors import Refused
 
         raise Refused("the team server needs its extra dependencies", fix="pip install 'kenning[server]'") from exc
-    store = PostgresServerStore.open(dsn, max_size=2)
     try:
         yield store
     finally:

@@ -91,11 +91,11 @@ def serve(dsn: str, bind: Bind, *, say: Callable[[str], None], limits: Limits = 
     import uvicorn
 
     from kenning import store as stores_mod
-    from kenning.store.server.postgres import PostgresServerStore
+    from kenning.store.server import open_server_store
 
     check_bind(bind)
     setup_logging()
-    store = PostgresServerStore.open(dsn)
+    store = open_server_store(dsn)
     stores = stores_mod.open_postgres(dsn)
     try:
         pages = pages_config(stores, bind, home or Path.cwd())

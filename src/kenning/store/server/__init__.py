@@ -7,7 +7,18 @@ invites, device codes, and the synced records with their sequence numbers and ba
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kenning.store.server.postgres import PostgresServerStore
+
+
+def open_server_store(dsn: str, *, max_size: int = 10) -> PostgresServerStore:
+    """The team server's store on the PostgreSQL at ``dsn``, migrated; the driver (psycopg)
+    loads here, so a missing one raises ImportError from this call."""
+    from kenning.store.server.postgres import PostgresServerStore
+
+    return PostgresServerStore.open(dsn, max_size=max_size)
 
 
 def embedded_database(home: Path) -> tuple[str, Any]:
