@@ -5,8 +5,10 @@ both the server's tables and the memory store (tests/postgres_server.py), with a
 - ``acme``: alice (owner) and bob (viewer);
 - ``globex``: carol (owner) and alice (member).
 
-Each workspace holds memories written through kenning's own core over the PostgreSQL stores
-(as the server's sync materializes them), and each holds one text the other must never show.
+Each workspace holds memories written by their authors' devices through the REST API (a
+one-item push: a sync record of the author, materialized into the workspace's memory store),
+and each holds one text the other must never show. ``Team.core`` reads the memory store as
+the schema's owner (no row-level security), to check what the pages did.
 """
 
 from __future__ import annotations
@@ -28,15 +30,13 @@ import uvicorn
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for postgres_server
 
 import postgres_server as pg  # noqa: E402
-from kenning import store as stores_mod  # noqa: E402
 from kenning.clock import FixedClock  # noqa: E402
 from kenning.config import Settings  # noqa: E402
-from kenning.core.remember import RememberRequest  # noqa: E402
 from kenning.core.service import Core  # noqa: E402
-from kenning.model import Kind, Origin  # noqa: E402
 from kenning.server.app import PagesConfig, create_server_app  # noqa: E402
 from kenning.server.auth import new_token, token_hash  # noqa: E402
-from kenning.server.web_cores import workspace_cores  # noqa: E402
+from kenning.store.postgres.schema import open_database  # noqa: E402
+from kenning.store.postgres.stores import PostgresStores  # noqa: E402
 from kenning.store.server.postgres import PostgresServerStore  # noqa: E402
 from kenning.store.server.protocol import Role  # noqa: E402
 from kenning.web.app import LOCAL_HOSTS  # noqa: E402
@@ -57,12 +57,9 @@ def _roles(conn: Any) -> None:
 
 
 def _migrate(database: str) -> None:
-    from kenning.store.postgres.schema import migrate_schema
     from kenning.store.server.postgres import migrate
 
-    dsn = pg.dsn(database, pg.OWNER)
-    migrate(dsn)
-    migrate_schema(dsn)
+    migrate(pg.dsn(database, pg.OWNER))  # the memory store's sets, then the server's
 
 
 def fresh_database() -> str:
@@ -88,6 +85,15 @@ class Team:
 
     def core(self, workspace: str) -> Core:
         return Core(self.stores, self.clock, Settings(home=Path("/nonexistent"), workspace=workspace))
+
+    def remember(self, who: str, workspace: str, text: str) -> str:
+        """A memory of ``who``'s, written from their device (REST remember: a one-item push)."""
+        answer = httpx.post(f"{self.url}/api/v1/memories", timeout=30,
+                            json={"workspace": workspace, "text": text, "kind": "fact", "project": PROJECT,
+                                  "origin": "person", "source": "cli"},
+                            headers={"Authorization": f"Bearer {self.tokens[who]}"})  # fmt: skip
+        assert answer.status_code == 200, answer.text
+        return str(answer.json()["ref"])
 
     def link(self, who: str, workspaces: list[str] | None = None) -> str:
         """A fresh sign-in link for ``who``, asked for with their device token (as
@@ -115,12 +121,6 @@ def link_of(url: str) -> str:
     return httpx.URL(url).params["link"]
 
 
-def remember(core: Core, text: str, kind: Kind = Kind.FACT) -> str:
-    request = RememberRequest(text, kind=kind, origin=Origin.PERSON, source="cli")
-    result = core.remember(core.place(project=PROJECT), request)
-    return str(result.memory.ref)
-
-
 def csrf_of(client: httpx.Client, path: str = "/memory") -> str:
     page = client.get(path).text
     found = re.search(r'name="csrf" value="([0-9a-f]+)"', page)
@@ -134,7 +134,7 @@ def team_server(*, signin_rate: float = 50.0, signin_burst: int = 200, secure: b
     dsn = fresh_database()
     clock = FixedClock(datetime.now(UTC))
     store = PostgresServerStore.open(dsn, max_size=6)
-    stores = stores_mod.open_postgres(dsn, max_size=6)
+    stores = PostgresStores(open_database(dsn, max_size=4))
     try:
         now = clock.now()
         acc = {name: store.add_account(name, now).id for name in ("alice", "bob", "carol")}
@@ -143,8 +143,7 @@ def team_server(*, signin_rate: float = 50.0, signin_burst: int = 200, secure: b
         store.add_workspace("globex", "Globex", acc["carol"], now)
         store.set_member("globex", acc["alice"], Role.MEMBER)
         scopes = {"alice": ["acme", "globex"], "bob": ["acme"], "carol": ["globex"]}
-        pages = PagesConfig(workspace_cores(stores, clock, Path("/nonexistent")), hosts=tuple(LOCAL_HOSTS),
-                            signin_rate=signin_rate, signin_burst=signin_burst, secure=secure)  # fmt: skip
+        pages = PagesConfig(hosts=tuple(LOCAL_HOSTS), signin_rate=signin_rate, signin_burst=signin_burst, secure=secure)
         app = create_server_app(store, clock=clock, pages=pages)
         sock = bind(0)
         port = sock.getsockname()[1]
@@ -160,10 +159,9 @@ def team_server(*, signin_rate: float = 50.0, signin_burst: int = 200, secure: b
             token = new_token()
             store.add_device(acc[name], f"{name}-laptop", workspaces, token_hash(token), now)
             team.tokens[name] = token
-        acme, globex = team.core("acme"), team.core("globex")
-        team.refs["acme"] = remember(acme, ACME_TEXT)
-        team.refs["script"] = remember(acme, ACME_SCRIPT)
-        team.refs["globex"] = remember(globex, GLOBEX_TEXT)
+        team.refs["acme"] = team.remember("alice", "acme", ACME_TEXT)
+        team.refs["script"] = team.remember("alice", "acme", ACME_SCRIPT)
+        team.refs["globex"] = team.remember("carol", "globex", GLOBEX_TEXT)
         try:
             yield team
         finally:

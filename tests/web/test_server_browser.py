@@ -115,6 +115,20 @@ def test_a_viewer_finds_nothing_to_change(tab: Any, team: Team) -> None:
     no_errors_but_refusals(tab)
 
 
+def test_an_author_pins_her_memory_from_the_page(tab: Any, team: Team) -> None:
+    ref = team.remember("alice", "acme", "Feature flags of the shop live in the flags service")
+    tab.goto(team.link("alice", ["acme"]))
+    tab.wait_for_url(team.url + "/memory")
+    tab.goto(f"{team.url}/memory/{ref}")
+    tab.get_by_role("button", name="Pin", exact=True).click()
+    tab.locator("#flash .flash").wait_for()
+    assert "Pinned" in tab.locator("#flash").inner_text()
+    assert tab.get_by_role("button", name="Unpin", exact=True).count() == 1
+    assert team.core("acme").get(ref).pinned
+    shoot(tab, "server-memory-pinned")
+    no_errors_but_refusals(tab)
+
+
 def test_a_member_approves_a_new_machine_from_the_page(tab: Any, team: Team) -> None:
     started = httpx.post(f"{team.url}/api/v1/login/device", json={"label": "alice-desktop"}).json()
     tab.goto(team.link("alice"))

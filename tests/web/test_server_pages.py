@@ -155,14 +155,75 @@ def test_a_viewer_reads_but_changes_nothing(team: Team) -> None:
         before.pinned, before.hidden, before.status, before.protected)  # fmt: skip
 
 
-def test_members_read_only_too_for_now(team: Team) -> None:
-    # Until a change made here is recorded as its author's sync record, no role writes here.
+def pulled(team: Team, who: str, workspace: str, ref: str) -> dict[str, object]:
+    """What ``who``'s machine gets for ``ref`` at its next sync (the pull API, from cursor 0)."""
+    answer = httpx.post(f"{team.url}/api/v1/sync/pull", json={"workspace": workspace, "after": 0},
+                        headers={"Authorization": f"Bearer {team.tokens[who]}"}).json()  # fmt: skip
+    found = [c for c in answer["changes"] if c["key"] == ref]
+    assert len(found) == 1, answer
+    change: dict[str, object] = found[0]
+    return change
+
+
+def test_an_author_changes_her_memory_and_it_reaches_her_machines(team: Team) -> None:
+    ref = team.remember("alice", "acme", "The shop's cron jobs run in UTC, not local time")
+    before = pulled(team, "alice", "acme", ref)
     alice = team.signed_in("alice", ["acme"])
-    card = alice.get(f"/memory/{team.refs['acme']}").text
-    assert f'action="/memory/{team.refs["acme"]}/pin"' not in card and "read only, for now" in card
-    refused = alice.post(f"/memory/{team.refs['acme']}/pin", data={"csrf": csrf_of(alice), "back": "/memory"})
-    assert refused.status_code == 403
-    assert not team.core("acme").get(team.refs["acme"]).pinned
+    card = alice.get(f"/memory/{ref}").text
+    assert f'action="/memory/{ref}/pin"' in card and "read only" not in card
+    answer = alice.post(f"/memory/{ref}/pin", data={"csrf": csrf_of(alice), "back": f"/memory/{ref}"})
+    assert answer.status_code == 303, answer.text
+    assert team.core("acme").get(ref).pinned  # the workspace's copy shows it at once
+    after = pulled(team, "alice", "acme", ref)  # and it is alice's record, with a new number
+    assert after["owner"] == team.accounts["alice"] and int(after["seq"]) > int(before["seq"])  # type: ignore[call-overload]
+    body = after["body"]
+    assert isinstance(body, dict) and body["pinned"] is True
+    assert [e[1] for e in body["events"]] == ["created", "pinned"]  # its history travels with it
+    # A teammate's machine pulls the change too (pinned travels; it is alice's memory still).
+    seen = pulled(team, "bob", "acme", ref)
+    assert seen["seq"] == after["seq"] and isinstance(seen["body"], dict) and seen["body"]["pinned"] is True
+    # Retire and bring back travel the same way.
+    csrf = csrf_of(alice)
+    assert alice.post(f"/memory/{ref}/retire", data={"csrf": csrf, "why": "moved to the scheduler"}).status_code == 303
+    retired = pulled(team, "alice", "acme", ref)
+    assert isinstance(retired["body"], dict) and retired["body"]["status"] == "retired"
+    assert alice.post(f"/memory/{ref}/bring-back", data={"csrf": csrf}).status_code == 303
+    back = pulled(team, "alice", "acme", ref)
+    assert isinstance(back["body"], dict) and back["body"]["status"] == "active"
+
+
+def test_a_hide_reaches_the_authors_machines_and_teammates_see_it_removed(team: Team) -> None:
+    ref = team.remember("alice", "acme", "The staging database is reset every Monday morning")
+    alice = team.signed_in("alice", ["acme"])
+    assert alice.post(f"/memory/{ref}/hide", data={"csrf": csrf_of(alice)}).status_code == 303
+    mine = pulled(team, "alice", "acme", ref)
+    assert isinstance(mine["body"], dict) and mine["body"]["hidden"] is True
+    theirs = pulled(team, "bob", "acme", ref)
+    assert theirs["body"] is None and theirs["deleted"] is False  # removed, with no sign
+    bob = team.signed_in("bob")
+    assert "staging database is reset" not in bob.get("/memory").text
+
+
+def test_a_teammate_never_changes_your_memory(team: Team) -> None:
+    # alice is a member of globex; the memory there is carol's.
+    ref = team.refs["globex"]
+    before = pulled(team, "carol", "globex", ref)
+    alice = team.signed_in("alice", ["globex"])
+    refused = alice.post(f"/memory/{ref}/pin", data={"csrf": csrf_of(alice), "back": "/memory"})
+    assert refused.status_code == 400 and "belongs to another member" in refused.text
+    assert "propose the change through review" in refused.text
+    assert not team.core("globex").get(ref).pinned  # nothing kept: the transaction rolled back
+    assert pulled(team, "carol", "globex", ref)["seq"] == before["seq"]
+
+
+def test_a_change_that_cannot_travel_yet_is_refused_and_writes_nothing(team: Team) -> None:
+    ref = team.refs["acme"]
+    alice = team.signed_in("alice", ["acme"])
+    before = pulled(team, "alice", "acme", ref)
+    placed = alice.post(f"/memory/{ref}/place", data={"csrf": csrf_of(alice), "decision": "no-agent-runs"})
+    assert placed.status_code == 400 and "cannot be made on the team server" in placed.text
+    assert team.core("acme").store.placements("acme", [ref]) == []
+    assert pulled(team, "alice", "acme", ref)["seq"] == before["seq"]
 
 
 def test_csrf_and_origin_are_checked(team: Team) -> None:
@@ -303,3 +364,25 @@ def test_kenning_ui_server_prints_a_link_that_signs_in(team: Team, tmp_path: Pat
     # Not logged in: a clear error, no link.
     refused = run(["ui", "--server", "--no-open"], tmp_path, tmp_path / "nowhere", ok=False)
     assert refused.returncode != 0 and "kenning login" in refused.stderr
+
+
+def test_row_level_security_alone_keeps_a_session_out_of_another_workspace(team: Team) -> None:
+    """The pages' core provider with web_login's checks skipped: a viewer that names a
+    workspace its session is not good for reads nothing there (the database refuses it)."""
+    from kenning.server.web_cores import session_cores
+    from kenning.web.auth import Viewer
+
+    bob = team.signed_in("bob")  # a session for acme only
+    secret = bob.cookies[SESSION_COOKIE]
+    cores = session_cores(team.store, team.clock)
+    forged = Viewer("bob", secret, workspace="globex", account=team.accounts["bob"])
+    with cores(forged, False) as core:
+        assert core.store.get("globex", team.refs["globex"]) is None
+        assert list(core.store.iter_all("globex")) == []
+    honest = Viewer("bob", secret, workspace="acme", account=team.accounts["bob"])
+    with cores(honest, False) as core:
+        assert core.store.get("acme", team.refs["acme"]) is not None
+    # Signed out, the same secret reads nothing even in its own workspace.
+    bob.post("/signout", data={"csrf": csrf_of(bob)})
+    with cores(honest, False) as core:
+        assert core.store.get("acme", team.refs["acme"]) is None

@@ -79,7 +79,7 @@ def serve_cmd(ctx: CliContext, host: str, port: int, database: str | None, behin
     check_bind(bind)  # before starting a database for nothing
     dsn, handle = _dsn(ctx, database)
     try:
-        serve(dsn, bind, say=lambda line: click.echo(line, err=True), home=ctx.settings.home)
+        serve(dsn, bind, say=lambda line: click.echo(line, err=True))
     finally:
         if handle is not None:
             handle.cleanup()

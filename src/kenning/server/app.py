@@ -52,7 +52,7 @@ def error(status: int, code: str, message: str, fix: str = "", **extra: object) 
 class PagesConfig:
     """The web app's pages on the server (kenning.server.web_login signs browsers in)."""
 
-    cores: CoreProvider  # a Core for the signed-in viewer's chosen workspace
+    cores: CoreProvider | None = None  # default: the session's workspace on this server (web_cores)
     secure: bool = False  # TLS here or at a proxy: session cookies are Secure whatever the scheme says
     hosts: tuple[str, ...] = ()  # Host names the pages answer; empty: any (a proxy in front checks)
     signin_rate: float = 0.2  # sign-in and approval attempts a second per client address…
@@ -141,6 +141,7 @@ def create_server_app(store: ServerStore, *, clock: Clock | None = None, limits:
         return error(status, type(exc).__name__.lower(), exc.message, exc.fix)
 
     if pages is not None:
+        from kenning.server.web_cores import session_cores
         from kenning.server.web_login import ServerLogin
         from kenning.web.app import create_app
 
@@ -148,7 +149,8 @@ def create_server_app(store: ServerStore, *, clock: Clock | None = None, limits:
                             signin_burst=pages.signin_burst)  # fmt: skip
         # Last, so /api, /healthz and /readyz match first; the pages keep their own middleware
         # (host, session, origin and CSRF checks, security headers) and error pages.
-        app.mount("/", create_app(pages.cores, login, hosts=pages.hosts))
+        cores = pages.cores or session_cores(store, app.state.clock)
+        app.mount("/", create_app(cores, login, hosts=pages.hosts))
     return app
 
 

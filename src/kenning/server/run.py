@@ -17,7 +17,6 @@ from pathlib import Path
 
 from kenning.errors import Refused
 from kenning.server.app import JsonFormatter, Limits, PagesConfig, create_server_app
-from kenning.store.protocol import Stores
 
 GRACE_SECONDS = 30
 
@@ -71,35 +70,27 @@ def setup_logging() -> None:
     logger.propagate = False
 
 
-def pages_config(stores: Stores, bind: Bind, home: Path) -> PagesConfig:
+def pages_config(bind: Bind) -> PagesConfig:
     """The web app's settings for this bind: cookies Secure under TLS (here or at a proxy);
     on loopback without a proxy the pages answer only loopback Host names (no DNS rebinding)."""
-    from kenning.clock import SystemClock
-    from kenning.server.web_cores import workspace_cores
     from kenning.web.app import LOCAL_HOSTS
 
     local = is_loopback(bind.host) and not bind.behind_proxy
-    return PagesConfig(workspace_cores(stores, SystemClock(), home), secure=bind.tls or bind.behind_proxy,
-                       hosts=tuple(LOCAL_HOSTS) if local else ())  # fmt: skip
+    return PagesConfig(secure=bind.tls or bind.behind_proxy, hosts=tuple(LOCAL_HOSTS) if local else ())
 
 
-def serve(dsn: str, bind: Bind, *, say: Callable[[str], None], limits: Limits = Limits(),
-          home: Path | None = None) -> None:  # fmt: skip
-    """Migrate, open the pools and serve until SIGINT/SIGTERM; then stop taking connections, let
-    running requests finish (up to GRACE_SECONDS) and close the pools. ``home``: the data
-    folder (the pages' cores keep per-machine files there)."""
+def serve(dsn: str, bind: Bind, *, say: Callable[[str], None], limits: Limits = Limits()) -> None:
+    """Migrate, open the pool and serve until SIGINT/SIGTERM; then stop taking connections, let
+    running requests finish (up to GRACE_SECONDS) and close the pool."""
     import uvicorn
 
-    from kenning import store as stores_mod
     from kenning.store.server import open_server_store
 
     check_bind(bind)
     setup_logging()
     store = open_server_store(dsn)
-    stores = stores_mod.open_postgres(dsn)
     try:
-        pages = pages_config(stores, bind, home or Path.cwd())
-        app = create_server_app(store, limits=limits, pages=pages)
+        app = create_server_app(store, limits=limits, pages=pages_config(bind))
         config = uvicorn.Config(
             app, host=bind.host, port=bind.port, log_config=None, access_log=False, lifespan="off",
             proxy_headers=bind.behind_proxy, forwarded_allow_ips="127.0.0.1" if bind.behind_proxy else None,
@@ -114,6 +105,5 @@ def serve(dsn: str, bind: Bind, *, say: Callable[[str], None], limits: Limits = 
             f" pages: {bind.url}/memory after `kenning ui --server`)")
         uvicorn.Server(config).run()
     finally:
-        stores.close()
         store.close()
         logging.getLogger("kenning.server").info("stopped")

@@ -50,9 +50,6 @@ SESSION_COOKIE = "kenning_session"
 SECURE_SESSION_COOKIE = "__Host-kenning_session"  # Secure, Path=/, no Domain: the browser enforces it
 WORKSPACE_COOKIE = "kenning_workspace"
 SIGNIN_PATH = "/signin"
-# Until the server's pages can record a change as its author's sync record (so that it
-# reaches the author's machines), every role reads only; see docs/web.md.
-PAGES_WRITE = False
 
 
 def session_hash(secret: str) -> str:
@@ -127,8 +124,8 @@ class ServerLogin:
         account = self.store.account(device.account)
         return Viewer(
             account.name if account else device.account, request.cookies[self.cookie_name(request)],
-            workspace=chosen, can_write=PAGES_WRITE and roles[chosen].writes,
-            workspaces=tuple(sorted(roles)), role=roles[chosen].value, signed_in=True,
+            workspace=chosen, can_write=roles[chosen].writes, workspaces=tuple(sorted(roles)),
+            role=roles[chosen].value, signed_in=True, account=device.account,
         )  # fmt: skip
 
     def routes(self) -> Sequence[BaseRoute]:

@@ -28,16 +28,6 @@ def open_stores(settings: Settings, *, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -
     return open_sqlite(settings.db_path, busy_timeout_ms=busy_timeout_ms)
 
 
-def open_postgres(dsn: str, *, max_size: int = 8) -> Stores:
-    """Every store on the PostgreSQL database ``dsn`` (migrated now, as its owner), bound to no
-    workspace: each call names its own (the team server's pages open one core per request,
-    for the signed-in viewer's workspace)."""
-    from kenning.store.postgres.schema import open_database
-    from kenning.store.postgres.stores import PostgresStores
-
-    return PostgresStores(open_database(dsn, max_size=max_size))
-
-
 def check(settings: Settings) -> StoreCheck:
     """Look at the store ``settings`` name without changing it (no migration, nothing made):
     can it be read, is its content intact, does another process hold its write lock."""

@@ -43,7 +43,7 @@ def shared_core(core: Core) -> CoreProvider:
     def provide(viewer: Viewer) -> Iterator[Core]:
         yield core
 
-    def provider(viewer: Viewer) -> AbstractContextManager[Core]:
+    def provider(viewer: Viewer, write: bool = False) -> AbstractContextManager[Core]:
         return provide(viewer)
 
     return provider

@@ -42,6 +42,7 @@ class Viewer:
     workspaces: tuple[str, ...] = ()  # the server: the workspaces this session may switch between
     role: str = ""  # the server: the account's role in ``workspace``
     signed_in: bool = False  # the server: a session that can sign out
+    account: str = ""  # the server: the account's id (changes are recorded as its own)
 
 
 class Auth(Protocol):

@@ -20,7 +20,9 @@ from kenning.web.auth import Viewer
 from kenning.web.render import Pages
 from kenning.web.security import FLASH_COOKIE, Guard, posted_form
 
-CoreProvider = Callable[[Viewer], AbstractContextManager[Core]]
+# cores(viewer, write): the core for a request; ``write`` when it is a form's change (the
+# server records what the change touched as its author's sync records).
+CoreProvider = Callable[[Viewer, bool], AbstractContextManager[Core]]
 T = TypeVar("T")
 
 NAV = (
@@ -42,9 +44,9 @@ def viewer_of(request: Request) -> Viewer:
 
 
 @contextmanager
-def core_for(request: Request) -> Iterator[Core]:
+def core_for(request: Request, *, write: bool = False) -> Iterator[Core]:
     provider: CoreProvider = request.app.state.cores
-    with provider(viewer_of(request)) as core:
+    with provider(viewer_of(request), write) as core:
         yield core
 
 
@@ -125,7 +127,7 @@ async def change(request: Request, work: Callable[[Core, FormData], T]) -> tuple
     form = await posted_form(request)
 
     def run() -> T:
-        with core_for(request) as core:
+        with core_for(request, write=True) as core:
             return work(core, form)
 
     return form, await run_in_threadpool(run)
