@@ -73,17 +73,13 @@ def serve_server(dsn: str, home: str, port: int) -> None:
     """The server process: the whole app as `kenning serve` builds it (pages on loopback)."""
     import uvicorn
 
-    from kenning import store as stores_mod
     from kenning.server.app import PagesConfig, create_server_app
-    from kenning.server.web_cores import workspace_cores
     from kenning.store.server.postgres import PostgresServerStore
     from kenning.web.app import LOCAL_HOSTS
 
-    clock = FixedClock(NOW + timedelta(days=1))
+    # The real clock: the database checks a session's expiry against its own (clock_timestamp()).
     store = PostgresServerStore.open(dsn, max_size=4)
-    stores = stores_mod.open_postgres(dsn, max_size=4)
-    pages = PagesConfig(workspace_cores(stores, clock, Path(home)), hosts=tuple(LOCAL_HOSTS))
-    app = create_server_app(store, pages=pages)
+    app = create_server_app(store, pages=PagesConfig(hosts=tuple(LOCAL_HOSTS)))
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False, lifespan="off")
 
 
@@ -145,8 +141,9 @@ def main(argv: list[str] | None = None) -> int:
         home = Path(tmp)
         import psycopg
 
-        from kenning import store as stores_mod
         from kenning.server.auth import new_token, token_hash
+        from kenning.store.postgres.schema import open_database
+        from kenning.store.postgres.stores import PostgresStores
         from kenning.store.server.postgres import PostgresServerStore, migrate
 
         server.create_database(DATABASE)
@@ -155,7 +152,8 @@ def main(argv: list[str] | None = None) -> int:
         dsn = server.dsn(DATABASE, _postgres.OWNER)
         migrate(dsn)
         started = time.perf_counter()
-        stores = stores_mod.open_postgres(dsn, max_size=2)
+        # The workspace's memory store as its owner: what pushes would have materialized.
+        stores = PostgresStores(open_database(dsn, max_size=2))
         core = Core(stores, FixedClock(NOW), Settings(home=home, workspace="local"))
         try:
             ref = seed(core, home, args.size)
