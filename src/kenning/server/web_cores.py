@@ -76,15 +76,38 @@ class RecordingMemories:
         self.inner.add_event(workspace, event)
 
 
+# How the other stores' writes begin (rules, and the stores still to come on PostgreSQL): none
+# travels as a sync record yet, so a page may read them but not write them on the server.
+WRITE_VERBS = ("add_", "update_", "delete_", "remove_", "save_", "set_", "clear_", "upsert_", "insert", "record_",
+               "forget", "replace_", "put_")  # fmt: skip
+
+
+class ReadingOnly:
+    """Another store of the bundle: its reads pass, its writes are refused (see WRITE_VERBS)."""
+
+    def __init__(self, inner: object, name: str) -> None:
+        self.inner = inner
+        self.name = name
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith(WRITE_VERBS):
+            raise NotYetOnServer(f"changes to the {self.name} cannot be made on the team server's pages yet",
+                                 fix="make them in kenning ui on your machine")  # fmt: skip
+        return getattr(self.inner, name)
+
+
 class RecordingStores:
-    """A :class:`Stores` bundle whose memory store records (the others are the workspace's)."""
+    """A :class:`Stores` bundle whose memory store records and whose other stores read only."""
 
     def __init__(self, inner: Stores) -> None:
         self.inner = inner
         self.memories = RecordingMemories(inner.memories)
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
+        found = getattr(self.inner, name)
+        if name in ("capture", "graph", "notes", "hooks", "work", "rules"):
+            return ReadingOnly(found, f"{name} store")
+        return found
 
 
 def send_as_author(tx: WorkspaceTx, workspace: str, account: str, memories: MemoryStore, refs: list[str],
