@@ -224,6 +224,10 @@ def test_a_change_that_cannot_travel_yet_is_refused_and_writes_nothing(team: Tea
     assert placed.status_code == 400 and "cannot be made on the team server" in placed.text
     assert team.core("acme").store.placements("acme", [ref]) == []
     assert pulled(team, "alice", "acme", ref)["seq"] == before["seq"]
+    rule = alice.post("/rules/sentence", data={"csrf": csrf_of(alice), "text": "Never store customer names.",
+                                                "for": "all"})  # fmt: skip
+    assert rule.status_code == 400 and "rules store cannot be made on the team server" in rule.text
+    assert team.core("acme").stores.rules.rules("acme") == []
 
 
 def test_csrf_and_origin_are_checked(team: Team) -> None:
