@@ -228,6 +228,10 @@ def test_a_change_that_cannot_travel_yet_is_refused_and_writes_nothing(team: Tea
                                                 "for": "all"})  # fmt: skip
     assert rule.status_code == 400 and "rules store cannot be made on the team server" in rule.text
     assert team.core("acme").stores.rules.rules("acme") == []
+    # Health's Repair judges files on this machine's disk: the server has none, so it is not offered.
+    assert 'action="/health/repair"' not in alice.get("/health?show=1").text
+    repair = alice.post("/health/repair", data={"csrf": csrf_of(alice)})
+    assert repair.status_code == 400 and "has no checkout" in repair.text
 
 
 def test_csrf_and_origin_are_checked(team: Team) -> None:

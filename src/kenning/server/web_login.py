@@ -125,7 +125,7 @@ class ServerLogin:
         return Viewer(
             account.name if account else device.account, request.cookies[self.cookie_name(request)],
             workspace=chosen, can_write=roles[chosen].writes, workspaces=tuple(sorted(roles)),
-            role=roles[chosen].value, signed_in=True, account=device.account,
+            role=roles[chosen].value, signed_in=True, account=device.account, has_checkouts=False,
         )  # fmt: skip
 
     def routes(self) -> Sequence[BaseRoute]:

@@ -43,6 +43,7 @@ class Viewer:
     role: str = ""  # the server: the account's role in ``workspace``
     signed_in: bool = False  # the server: a session that can sign out
     account: str = ""  # the server: the account's id (changes are recorded as its own)
+    has_checkouts: bool = True  # the files memories cite are on this machine (not on the server)
 
 
 class Auth(Protocol):

@@ -9,7 +9,8 @@ from starlette.responses import Response
 
 from kenning.core.health import HealthReport, health
 from kenning.core.service import Core
-from kenning.web.common import change, core_for, done, page, project_of, with_query
+from kenning.errors import Refused
+from kenning.web.common import change, core_for, done, page, project_of, viewer_of, with_query
 from kenning.web.pages.memory import card_url
 
 router = APIRouter()
@@ -26,6 +27,11 @@ def health_page(request: Request) -> Response:
 
 @router.post("/health/repair")
 async def repair(request: Request) -> Response:
+    if not viewer_of(request).has_checkouts:
+        # Repair judges cited files on this machine's disk; the team server holds no checkout.
+        raise Refused("Repair looks at the cited files on this machine, and the team server has no checkout",
+                      fix="repair on your own machine (kenning ui, Health); kenning sync brings the result here")  # fmt: skip
+
     def work(core: Core, form: FormData) -> HealthReport:
         return health(core, str(form.get("project", "")).strip() or None, repair=True)
 
