@@ -81,6 +81,8 @@ def _seed(database: str) -> None:
         store.add_tombstone(INTRUDER, "memory", "m:0badf00d", "abc", T0)
         store.add_tombstone(INTRUDER, "session", "claude:s1", "", T0)
         _seed_rules(db)
+        _seed_work(db)
+        _seed_hooks(db)
     finally:
         db.close()
     # Meta of the intruder, and of the owner's own (unbound) view, under keys the suite uses.
@@ -199,6 +201,63 @@ def _seed_rules(db: Any) -> None:
     rules.update_rule(INTRUDER, off, T0, enabled=False)
 
 
+def _seed_work(db: Any) -> None:
+    """The intruder's work under the suites' projects, branches and folders: goals, open and
+    done items, progress, handoffs and tasks started in /src/shop that no session has claimed,
+    so a leak would show as a goal, a branch, an item, a note or a task the suite did not write."""
+    from kenning.redacted import redacted
+    from kenning.store.postgres.work_store import PostgresWorkStore
+    from kenning.store.protocol import HandoffRow
+
+    work = PostgresWorkStore(db)
+    for project in ("github.com/acme/shop", "github.com/acme/blog"):
+        for branch in ("main", "feat/pay", "feat/a", "feat/b", "Main", "feat/gone"):
+            work.set_goal(INTRUDER, project, branch, redacted("ship card payments"), "person", T0)
+            work.add_item(INTRUDER, project, branch, redacted("fix the build"), "person", T0)
+            done = work.add_item(INTRUDER, project, branch, redacted("write the docs"), "claude", T0)
+            work.close_item(INTRUDER, project, done, T0)
+            for n in range(3):
+                work.add_progress(INTRUDER, project, branch, redacted(f"step {n}"), [redacted(f"chose {n}")], "claude",
+                                  "claude:s1", T0 + timedelta(minutes=n))  # fmt: skip
+        for at in (T0 - timedelta(days=1), T0, T0 + timedelta(hours=1)):
+            work.add_handoff(INTRUDER, HandoffRow(0, project, "claude:s1", "claude", "", redacted("tests pass again"),
+                                                  "agent", at))  # fmt: skip
+        for folder in ("/src/shop", "/src/shop/web", "/src/blog", "/src"):
+            tid = work.add_task(INTRUDER, project, "main", folder, redacted("card form"), redacted("ship it"), T0)
+            work.update_task(INTRUDER, tid, status="started", started_at=T0 + timedelta(days=1))
+        work.add_task(INTRUDER, project, "main", "/src/shop", redacted("docs"), redacted(""), T0)
+
+
+def _seed_hooks(db: Any) -> None:
+    """The intruder's hook state under the suites' session keys, projects and refs: live
+    sessions, shown-once marks, asks and deliveries, so a leak would show as a session, a mark,
+    a count, an ask or a delivery the suite did not write."""
+    from kenning.redacted import EMPTY, redacted
+    from kenning.store.postgres.hooks_store import PostgresHookStateStore
+    from kenning.store.protocol import SessionRow
+
+    hooks = PostgresHookStateStore(db)
+    keys = ("claude:s1", "codex:s2", "claude:s3", "gemini:s4", "claude:s5", "claude:s6", "claude:old", "claude:xs1",
+            "claude:abc", "claude:S1", "claude:s9", "codex:s1")  # fmt: skip
+    for n, key in enumerate(keys):
+        for project in ("github.com/acme/shop", "github.com/acme/blog"):
+            if project != "github.com/acme/shop" and n % 2:
+                continue
+            at = T0 - timedelta(days=1) + timedelta(minutes=n)
+            hooks.add_session(SessionRow(key, key.split(":")[0], INTRUDER, project, "main", "/src/shop", at,
+                                         T0 + timedelta(days=1), None, False, None, None, redacted("fix the login"),
+                                         EMPTY, False, False, False, 1))  # fmt: skip
+        hooks.mark_shown(INTRUDER, key, "lesson", ["m:1", "m:2", "m:3", "m:00000001"], T0)
+        hooks.mark_shown(INTRUDER, key, "agent", ["codex:s2", "claude:s0"], T0)
+        for channel in ("lesson", "recall", "index", "card"):
+            hooks.add_deliveries(INTRUDER, key, channel, ["m:1", "m:2", "m:3", "m:9", "m:00000001", "m:00000002"],
+                                 "github.com/acme/shop", key.split(":")[0], T0 + timedelta(minutes=n))  # fmt: skip
+    hooks.add_deliveries(INTRUDER, "", "index", ["m:3"], "github.com/acme/shop", "cli", T0)
+    for project in ("github.com/acme/shop", "github.com/acme/blog"):
+        for what in ("tidy", "review"):
+            hooks.set_ask(INTRUDER, project, what, T0 + timedelta(days=30), "claude:s1")
+
+
 def template() -> str:
     postgres_server.require()
     postgres_server.login_role(ROLE)
@@ -251,6 +310,8 @@ class BoundStores:
         self._stores = stores
         self.memories = OneWorkspace(stores.memories)
         self.rules = OneWorkspace(stores.rules)
+        self.work = OneWorkspace(stores.work)
+        self.hooks = OneWorkspace(stores.hooks)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stores, name)

@@ -709,8 +709,8 @@ class PostgresMemoryStore:
     # -- erasure --------------------------------------------------------------------------
     def delete(self, workspace: str, ref: str) -> bool:
         """Delete a memory for real: its row, its postings and their statistics, its history,
-        uses and placements, its decision doc, and the review items that name it. (What the
-        hooks delivered lives in the hook store, which has no PostgreSQL backend yet.)"""
+        uses and placements, what the hooks delivered of it, its decision doc, and the review
+        items that name it."""
         with self.db.transaction(workspace) as cur:
             row = cur.execute(b"SELECT workspace, id FROM memories WHERE workspace = %s AND ref = %s",
                               (workspace, ref)).fetchone()  # fmt: skip
@@ -719,7 +719,7 @@ class PostgresMemoryStore:
             ws, memory = row["workspace"], row["id"]
             memory_search.index_remove(cur, self._pending(), ws, memory)
             for table, column in (("memory_events", "ref"), ("memory_uses", "ref"), ("memory_placements", "ref"),
-                                  ("decision_docs", "memory_ref")):  # fmt: skip
+                                  ("memory_deliveries", "ref"), ("decision_docs", "memory_ref")):  # fmt: skip
                 cur.execute(f"DELETE FROM {table} WHERE workspace = %s AND {column} = %s".encode(), (ws, ref))
             cur.execute(b"DELETE FROM reviews WHERE workspace = %s AND %s = ANY(refs)", (ws, ref))
             # The terms row and the postings go with it (ON DELETE CASCADE).

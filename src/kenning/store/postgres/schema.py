@@ -31,6 +31,8 @@ def all_sets() -> list[MigrationSet]:
     sets.append(importlib.import_module("kenning.store.postgres.capture_schema").MIGRATIONS)
     sets.append(importlib.import_module("kenning.store.postgres.graph_schema").MIGRATIONS)
     sets.append(importlib.import_module("kenning.store.postgres.notes_schema").MIGRATIONS)
+    sets.append(importlib.import_module("kenning.store.postgres.work_schema").MIGRATIONS)
+    sets.append(importlib.import_module("kenning.store.postgres.hooks_schema").MIGRATIONS)
     return sets
 
 

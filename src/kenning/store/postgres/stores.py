@@ -1,22 +1,22 @@
 """The PostgreSQL backend's bundle of stores (:class:`kenning.store.protocol.Stores`).
 
-The memory, rule, capture, graph and notes stores have a PostgreSQL implementation so far;
-asking the bundle for another store raises NotImplementedError saying so (the contract suites
-skip those stores on this backend), so a PostgreSQL core serves recall, memory writes, rules,
-capture, the graph and notes, not the hooks' state or work.
+Every store has a PostgreSQL implementation: memories, rules, capture, the graph, notes, the
+work around a branch and the hooks' state. (Hooks always run on the machine's own SQLite
+store; the hook state store is here so every store exists on both engines.)
 """
 
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
-from typing import NoReturn
 
 from kenning.store.postgres.capture_store import PostgresCaptureStore
 from kenning.store.postgres.db import Database
 from kenning.store.postgres.graph_store import PostgresGraphStore
+from kenning.store.postgres.hooks_store import PostgresHookStateStore
 from kenning.store.postgres.memories import PostgresMemoryStore
 from kenning.store.postgres.notes_store import PostgresNotesStore
 from kenning.store.postgres.rules_store import PostgresRuleStore
+from kenning.store.postgres.work_store import PostgresWorkStore
 from kenning.store.protocol import (
     CaptureStore,
     GraphStore,
@@ -25,10 +25,6 @@ from kenning.store.protocol import (
     RuleStore,
     WorkStore,
 )
-
-
-def _not_yet(store: str) -> NoReturn:
-    raise NotImplementedError(f"the {store} store has no PostgreSQL backend yet")
 
 
 class PostgresStores:
@@ -40,6 +36,8 @@ class PostgresStores:
         self.db = db
         self.memories = PostgresMemoryStore(db)
         self.rules: RuleStore = PostgresRuleStore(db)
+        self.work: WorkStore = PostgresWorkStore(db)
+        self.hooks: HookStateStore = PostgresHookStateStore(db)
 
     @property
     def capture(self) -> CaptureStore:
@@ -52,14 +50,6 @@ class PostgresStores:
     @property
     def notes(self) -> NotesStore:
         return PostgresNotesStore(self.db)
-
-    @property
-    def hooks(self) -> HookStateStore:
-        _not_yet("hook state")
-
-    @property
-    def work(self) -> WorkStore:
-        _not_yet("work")
 
     def transaction(self) -> AbstractContextManager[object]:
         return self.db.transaction()

@@ -97,7 +97,7 @@ def update_session(conn: sqlite3.Connection, workspace: str, key: str, fields: d
 def live_sessions(conn: sqlite3.Connection, workspace: str, project: str, since: str) -> list[sqlite3.Row]:
     return conn.execute(
         "SELECT * FROM hook_sessions WHERE workspace = ? AND project = ? AND ended_at IS NULL"
-        " AND last_seen >= ? ORDER BY last_seen DESC",
+        " AND last_seen >= ? ORDER BY last_seen DESC, session",
         (workspace, project, since),
     ).fetchall()
 
@@ -107,7 +107,7 @@ def unclaimed_task(conn: sqlite3.Connection, workspace: str, cwd: str, since: st
     has claimed yet."""
     rows = conn.execute(
         "SELECT * FROM work_tasks WHERE workspace = ? AND status = 'started' AND session = ''"
-        " AND started_at >= ? ORDER BY started_at DESC",
+        " AND started_at >= ? ORDER BY started_at DESC, id DESC",
         (workspace, since),
     ).fetchall()
     for row in rows:

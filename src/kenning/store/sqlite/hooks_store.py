@@ -33,6 +33,9 @@ def _plain(value: object) -> object:
     return to_iso(value) if isinstance(value, datetime) else value
 
 
+_NAMED = "(session = ? OR substr(session, -?) = ?)"
+
+
 class SqliteHookStateStore:
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -69,16 +72,16 @@ class SqliteHookStateStore:
 
     def forget_session(self, workspace: str, session_id: str) -> None:
         raw = session_id.split(":", 1)[-1]
+        # The raw id, or "<tool>:" and it, matched exactly (LIKE would fold case and read _ and %).
+        named = (raw, len(raw) + 1, ":" + raw)
         with self.db.transaction() as conn:
             keys = [r[0] for r in conn.execute(
-                "SELECT session FROM hook_sessions WHERE workspace = ? AND (session = ? OR session LIKE ?)",
-                (workspace, raw, "%:" + raw))]  # fmt: skip
+                f"SELECT session FROM hook_sessions WHERE workspace = ? AND {_NAMED}", (workspace, *named))]  # fmt: skip
             for key in keys:
                 conn.execute("DELETE FROM hook_shown WHERE session = ?", (key,))
                 conn.execute("DELETE FROM hook_sessions WHERE workspace = ? AND session = ?", (workspace, key))
             # Deliveries may name a session the hooks never registered (an MCP call its hook logged).
-            conn.execute("DELETE FROM memory_deliveries WHERE workspace = ? AND (session = ? OR session LIKE ?)",
-                         (workspace, raw, "%:" + raw))  # fmt: skip
+            conn.execute(f"DELETE FROM memory_deliveries WHERE workspace = ? AND {_NAMED}", (workspace, *named))
 
     # -- shown once -----------------------------------------------------------------------
     def shown(self, workspace: str, session: str, what: str) -> set[str]:

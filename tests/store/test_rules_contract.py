@@ -1,6 +1,9 @@
-"""The HookStateStore and RuleStore contracts: every backend passes this same suite (protocol
-methods only, no SQL). What the hooks and the rules make of these rows is tested in tests/hooks
-and tests/core."""
+"""The RuleStore contract: every backend passes this same suite (protocol methods only, no SQL).
+What the rules make of these rows is tested in tests/core.
+
+The test that writes a second workspace to check the two stay apart is kept apart from the
+rest: the bound PostgreSQL backend (a role that cannot act in another workspace) skips it and
+runs the others beside another workspace's look-alike rules (tests/store/intruder.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from kenning.redacted import EMPTY, redacted
-from kenning.store.protocol import HookStateStore, RuleStore, SessionRow, Stores
+from kenning.redacted import redacted
+from kenning.store.protocol import RuleStore, Stores
 
 WS = "ws"
 SHOP = "github.com/acme/shop"
@@ -18,100 +21,8 @@ T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
 
 @pytest.fixture
-def hooks(stores: Stores) -> HookStateStore:
-    return stores.hooks
-
-
-@pytest.fixture
 def rules(stores: Stores) -> RuleStore:
     return stores.rules
-
-
-def session(key: str, *, workspace: str = WS, project: str = SHOP, at: datetime = T0) -> SessionRow:
-    return SessionRow(key, key.split(":")[0], workspace, project, "main", "/src/shop", at, at, None, False, None, None,
-                      EMPTY, EMPTY, False, False, False, 0)  # fmt: skip
-
-
-# -- sessions ---------------------------------------------------------------------------------
-def test_sessions_are_added_once_and_updated_by_field(hooks: HookStateStore) -> None:
-    hooks.add_session(session("claude:s1"))
-    hooks.add_session(session("claude:s1", project="github.com/acme/blog"))  # registered already: kept as it was
-    got = hooks.session(WS, "claude:s1")
-    assert got is not None and (got.tool, got.project, got.started_at, got.prompts) == ("claude", SHOP, T0, 0)
-    assert hooks.session("other", "claude:s1") is None
-
-    hooks.update_session(WS, "claude:s1", prompts=3, recalled=True, opening=redacted("fix the login"),
-                         last_seen=T0 + timedelta(minutes=5), ended_at=T0 + timedelta(minutes=6))  # fmt: skip
-    got = hooks.session(WS, "claude:s1")
-    assert got is not None and (got.prompts, got.recalled, got.opening) == (3, True, "fix the login")
-    assert (got.last_seen, got.ended_at) == (T0 + timedelta(minutes=5), T0 + timedelta(minutes=6))
-    hooks.update_session("other", "claude:s1", prompts=9)  # another workspace's update touches nothing here
-    assert (hooks.session(WS, "claude:s1") or got).prompts == 3
-    with pytest.raises(ValueError):
-        hooks.update_session(WS, "claude:s1", started_at=T0)  # not a field it may change
-
-
-def test_text_fields_are_redacted_on_the_way_in(hooks: HookStateStore) -> None:
-    hooks.add_session(session("claude:s1"))
-    secret = "AKIA" + "IOSFODNN7EXAMPLE"
-    hooks.update_session(WS, "claude:s1", last_message=f"the key is {secret}")
-    got = hooks.session(WS, "claude:s1")
-    assert got is not None and secret not in got.last_message and "the key is" in got.last_message
-
-
-def test_live_and_all_sessions(hooks: HookStateStore) -> None:
-    hooks.add_session(session("claude:old", at=T0 - timedelta(days=2)))
-    hooks.add_session(session("codex:s2", at=T0))
-    hooks.add_session(session("claude:s3", at=T0 + timedelta(minutes=1)))
-    hooks.add_session(session("gemini:s4", at=T0, project="github.com/acme/blog"))
-    hooks.add_session(session("claude:s5", at=T0, workspace="other"))
-    hooks.update_session(WS, "claude:s3", ended_at=T0 + timedelta(minutes=2))
-    assert [s.session for s in hooks.live_sessions(WS, SHOP, T0 - timedelta(hours=1))] == ["codex:s2"]
-    assert [s.session for s in hooks.all_sessions(WS)] == ["claude:old", "codex:s2", "gemini:s4", "claude:s3"]
-
-
-def test_forget_session_by_qualified_or_raw_id(hooks: HookStateStore) -> None:
-    hooks.add_session(session("claude:s1"))
-    hooks.add_session(session("codex:s2"))
-    hooks.mark_shown(WS, "claude:s1", "lesson", ["m:1"], T0)
-    hooks.forget_session(WS, "s1")
-    assert hooks.session(WS, "claude:s1") is None and hooks.shown(WS, "claude:s1", "lesson") == set()
-    hooks.forget_session(WS, "codex:s2")
-    assert hooks.all_sessions(WS) == []
-
-
-# -- shown once -------------------------------------------------------------------------------
-def test_shown_once(hooks: HookStateStore) -> None:
-    hooks.add_session(session("claude:s1"))
-    hooks.add_session(session("codex:s2"))
-    hooks.mark_shown(WS, "claude:s1", "lesson", ["m:1", "m:2"], T0)
-    hooks.mark_shown(WS, "claude:s1", "lesson", ["m:1"], T0 + timedelta(minutes=1))  # shown already: kept once
-    hooks.mark_shown(WS, "claude:s1", "note", ["branch"], T0 + timedelta(minutes=2))
-    hooks.mark_shown(WS, "codex:s2", "lesson", ["m:1"], T0)
-    assert hooks.shown(WS, "claude:s1", "lesson") == {"m:1", "m:2"}
-    assert hooks.shown_rows(WS, "claude:s1") == [("lesson", "m:1", T0), ("lesson", "m:2", T0),
-                                                 ("note", "branch", T0 + timedelta(minutes=2))]  # fmt: skip
-    assert hooks.shown_count(WS, "lesson", "m:1") == 2 and hooks.shown_count(WS, "lesson", "m:3") == 0
-    assert hooks.shown_count("other", "lesson", "m:1") == 0
-
-
-# -- asks and the lesson stamp ----------------------------------------------------------------
-def test_asks(hooks: HookStateStore) -> None:
-    assert hooks.last_ask(WS, SHOP, "tidy") is None
-    hooks.set_ask(WS, SHOP, "tidy", T0, "claude:s1")
-    hooks.set_ask(WS, SHOP, "tidy", T0 + timedelta(days=7), "claude:s2")
-    assert hooks.last_ask(WS, SHOP, "tidy") == T0 + timedelta(days=7)
-    assert hooks.last_ask(WS, SHOP, "review") is None and hooks.last_ask("other", SHOP, "tidy") is None
-
-
-def test_the_lesson_stamp_moves_when_a_lesson_is_written(stores: Stores) -> None:
-    from kenning.model import Kind, Memory, Origin, Trigger, TriggerTool
-
-    before = stores.hooks.lesson_stamp(WS)
-    stores.memories.insert(Memory(ref="m:00000001", workspace=WS, scope=SHOP, text="run the tests with -n 2",
-                               kind=Kind.LESSON, confidence=0.7, origin=Origin.AGENT, created_at=T0, confirmed_at=T0,
-                               trigger=Trigger(TriggerTool.SHELL, "pytest")))  # fmt: skip
-    assert stores.hooks.lesson_stamp(WS) != before
 
 
 # -- rules ------------------------------------------------------------------------------------
@@ -231,33 +142,3 @@ def test_count_decisions_by_the_first_word_of_an_outcome_line(stores: Stores) ->
     assert rules.count_decisions_by_outcome(WS, [SHOP], "undone", having=True) == 1
     assert rules.count_decisions_by_outcome(WS, [SHOP], "kept", having=True) == 0
     assert rules.count_decisions_by_outcome(WS, ["github.com/acme/docs"], "shipped", having=False) == 0
-
-
-# -- deliveries -------------------------------------------------------------------------------
-def test_deliveries_are_kept_once_per_session_channel_and_ref(hooks: HookStateStore) -> None:
-    hooks.add_deliveries(WS, "claude:s1", "lesson", ["m:1", "m:2", "m:1"], SHOP, "claude", T0)
-    hooks.add_deliveries(WS, "claude:s1", "lesson", ["m:1"], SHOP, "claude", T0 + timedelta(minutes=5))  # kept: the first
-    hooks.add_deliveries(WS, "claude:s1", "recall", ["m:1"], SHOP, "claude", T0 + timedelta(minutes=1))
-    hooks.add_deliveries(WS, "", "index", ["m:3"], SHOP, "cli", T0 + timedelta(minutes=2))  # no session known
-    hooks.add_deliveries(WS, "", "index", ["m:3"], SHOP, "cli", T0 + timedelta(minutes=3))  # ... each call counts
-    hooks.add_deliveries("other", "codex:s2", "card", ["m:9"], SHOP, "codex", T0)
-    got = [(d.session, d.channel, d.ref, d.at) for d in hooks.deliveries(WS, T0 - timedelta(days=1))]
-    assert got == [("claude:s1", "lesson", "m:1", T0), ("claude:s1", "lesson", "m:2", T0),
-                   ("claude:s1", "recall", "m:1", T0 + timedelta(minutes=1)),
-                   ("", "index", "m:3", T0 + timedelta(minutes=2)), ("", "index", "m:3", T0 + timedelta(minutes=3))]  # fmt: skip
-    window = hooks.deliveries(WS, T0 + timedelta(minutes=1), T0 + timedelta(minutes=3))
-    assert [(d.channel, d.ref) for d in window] == [("recall", "m:1"), ("index", "m:3")]
-    assert {d.workspace for d in hooks.deliveries(WS, T0)} == {WS}
-    assert [d.ref for d in hooks.deliveries("other", T0)] == ["m:9"]
-    with pytest.raises(ValueError):
-        hooks.add_deliveries(WS, "claude:s1", "email", ["m:1"], SHOP, "claude", T0)
-
-
-def test_forgetting_a_session_takes_its_deliveries(hooks: HookStateStore) -> None:
-    hooks.add_session(session("claude:s1"))
-    hooks.add_deliveries(WS, "claude:s1", "lesson", ["m:1"], SHOP, "claude", T0)
-    hooks.add_deliveries(WS, "claude:s9", "recall", ["m:2"], SHOP, "claude", T0)  # a session the hooks never saw
-    hooks.add_deliveries(WS, "codex:s2", "recall", ["m:3"], SHOP, "codex", T0)
-    hooks.forget_session(WS, "claude:s1")
-    hooks.forget_session(WS, "s9")
-    assert [d.ref for d in hooks.deliveries(WS, T0)] == ["m:3"]
