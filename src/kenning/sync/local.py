@@ -171,7 +171,7 @@ class LocalRecords:
         if known is not None and known.digest == digest and body is not None and not known.deleted:
             return Applied(local, digest)  # what this machine pushed, or already applied
         if body is None:
-            return self._remove(workspace, kind, key, local, deleted=bool(change.get("deleted")) and mine)
+            return self.remove(workspace, kind, key, local, deleted=bool(change.get("deleted")) and mine)
         if kind == wire.FACT:
             return self._apply_fact(workspace, kinds.fact_of(body, workspace), local, digest)
         if kind == wire.DIARY:
@@ -240,7 +240,7 @@ class LocalRecords:
                             now=to_iso(self.now()))  # fmt: skip
         return Applied(PULLED, digest, pulled=1)
 
-    def _remove(self, workspace: str, kind: str, key: str, local: str, *, deleted: bool) -> Applied:
+    def remove(self, workspace: str, kind: str, key: str, local: str, *, deleted: bool) -> Applied:
         """A record forgotten by its owner, or another's record this reader may no longer see."""
         gone = wire.digest(None)
         if kind == wire.SESSION:

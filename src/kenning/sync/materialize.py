@@ -27,7 +27,7 @@ from kenning.model import GLOBAL_SCOPE, PERSONAL_SCOPE, MemoryEvent
 from kenning.redacted import redacted
 from kenning.store.protocol import MemoryStore, ScopeRow, Stores
 from kenning.store.server.protocol import StoredRecord, WorkspaceTx
-from kenning.sync import records, wire
+from kenning.sync import materialize_kinds, records, wire
 
 
 def put_memory(store: MemoryStore, workspace: str, body: Mapping[str, Any], *, private: bool, now: datetime) -> None:
@@ -76,10 +76,14 @@ class MaterializingTx:
             memories = self.tx.stores().memories
             with memories.transaction():
                 put_memory(memories, self.workspace, body, private=private, now=at)
+        elif kind in materialize_kinds.MATERIALIZED:
+            materialize_kinds.put(self.tx.stores(), self.workspace, kind, key, owner, body, now=at)
         return seq
 
     def delete(self, kind: str, key: str, owner: str, digest: str, *, at: datetime) -> int:
         seq = self.tx.delete(kind, key, owner, digest, at=at)
+        if kind in materialize_kinds.MATERIALIZED:
+            materialize_kinds.drop(self.tx.stores(), self.workspace, kind, key)
         if kind == wire.MEMORY:
             memories = self.tx.stores().memories
             with memories.transaction():
