@@ -108,6 +108,15 @@ def test_secrets_in_turns_are_masked_whatever_the_caller_passed(store: CaptureSt
     assert all(secret not in h.chunk.body for h in store.search(WS, ["ghp"], ChunkFilter(), 5, (1.0, 0.25)))
 
 
+def test_a_nul_character_in_a_turn_is_stored_and_its_words_found(store: CaptureStore) -> None:
+    """A transcript may carry NUL (a binary tool output); an engine that cannot hold it keeps a
+    replacement character in its place, never fails the file."""
+    assert commit(store, [turn("u1", "binary\x00output of hexdump")]) == 1
+    hits = store.search(WS, ["hexdump", "binary"], ChunkFilter(), 5, (1.0, 0.25))
+    assert len(hits) == 1 and hits[0].chunk.body.startswith("binary") and hits[0].chunk.body.endswith("hexdump")
+    assert store.turns(WS, "claude:s1")[0].text.replace("\ufffd", "\x00") == "binary\x00output of hexdump"
+
+
 # -- search ---------------------------------------------------------------------------------
 def test_search_ranks_by_bm25_and_filters(store: CaptureStore) -> None:
     commit(store, [

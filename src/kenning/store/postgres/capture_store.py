@@ -17,7 +17,7 @@ import orjson
 
 from kenning.redacted import Redacted, ensure, stored
 from kenning.store.postgres import capture_search
-from kenning.store.postgres.chunk_terms import chunk_terms
+from kenning.store.postgres.chunk_terms import postings
 from kenning.store.postgres.db import Database
 from kenning.store.protocol.capture import (
     CaptureCounts,
@@ -70,10 +70,27 @@ def _guard_calls(calls: list[dict[str, Redacted | str]]) -> list[dict[str, str]]
     """A call's input (a command, a path) is text someone wrote: redacted whatever the caller did."""
     return [{k: str(ensure(v)) if k == "input" else str(v) for k, v in call.items()} for call in calls]
 
+_INSERT_POSTINGS = (
+    b"WITH added AS (INSERT INTO capture_postings (workspace, term, chunk, body_n, context_n, length)"
+    b" SELECT %(ws)s, * FROM unnest(string_to_array(%(terms)s, chr(31)), string_to_array(%(chunks)s, ',')::bigint[],"
+    b" string_to_array(%(n0)s, ',')::int[], string_to_array(%(n1)s, ',')::int[], string_to_array(%(len)s, ',')::int[])"
+    b" RETURNING term)"
+    b" INSERT INTO capture_term_stats (workspace, term, docs) SELECT %(ws)s, term, count(*) FROM added"
+    b" GROUP BY term ORDER BY term ON CONFLICT (workspace, term) DO UPDATE SET docs = capture_term_stats.docs + excluded.docs"
+)
+
+
+def _text(value: str) -> str:
+    """Text as PostgreSQL can hold it: a NUL character (which a transcript may carry, and SQLite
+    keeps) becomes U+FFFD. Both are separators to FTS5's tokenizer, so the chunk's tokens, and
+    its rank, are the same."""
+    return str(value).replace("\x00", "\ufffd")
+
 
 def _insert(cur: Cursor, table: str, columns: str, types: str, rows: list[tuple[Any, ...]]) -> None:
-    """Many rows in few statements: each column one array, unnested."""
-    placeholders = ", ".join(f"%s::{t}" for t in types.split(", "))
+    """Many rows in few statements: each column one array, unnested (sent in binary: no
+    quoting and escaping of every element in Python)."""
+    placeholders = ", ".join(f"%b::{t}" for t in types.split(", "))
     sql = f"INSERT INTO {table} ({columns}) SELECT * FROM unnest({placeholders})".encode()
     for i in range(0, len(rows), BATCH):
         part = rows[i:i + BATCH]
@@ -166,24 +183,22 @@ class PostgresCaptureStore:
             turn_rows: list[tuple[Any, ...]] = []
             chunk_rows: list[tuple[Any, ...]] = []
             for t, turn_id in zip(new, turn_ids, strict=True):
-                turn_rows.append((workspace, turn_id, t.session, t.uid, entry.key, t.role, str(ensure(t.text)), t.at,
+                turn_rows.append((workspace, turn_id, t.session, t.uid, entry.key, t.role, _text(ensure(t.text)), t.at,
                                   _dumps(_guard_calls(t.tool_calls)), _dumps(t.files), t.subagent))
                 chunk_rows.extend((workspace, next(chunk_ids), t.session, turn_id, c.part, c.role,
-                                   str(ensure(c.body)), str(ensure(c.context)), t.at, t.project, t.tool, c.type,
+                                   _text(ensure(c.body)), _text(ensure(c.context)), t.at, t.project, t.tool, c.type,
                                    c.importance, c.confidence, c.rules_version) for c in t.chunks)
-            indexed = chunk_terms([(r[6], r[7]) for r in chunk_rows])
-            postings: list[tuple[Any, ...]] = []
-            df: dict[str, int] = {}
-            for r, terms in zip(chunk_rows, indexed, strict=True):
-                for term, (n0, n1) in terms.counts.items():
-                    postings.append((workspace, term, r[1], n0, n1, terms.length))
-                    df[term] = df.get(term, 0) + 1
+            found = postings([(r[1], r[6], r[7]) for r in chunk_rows])
             _insert(cur, "capture_turns", _TURN_COLUMNS, _TURN_TYPES, turn_rows)
             _insert(cur, "capture_chunks", _CHUNK_COLUMNS, _CHUNK_TYPES,
-                    [(*r, terms.length) for r, terms in zip(chunk_rows, indexed, strict=True)])
-            _insert(cur, "capture_postings", "workspace, term, chunk, body_n, context_n, length",
-                    "text[], text[], bigint[], int[], int[], int[]", postings)
-            _count_in(cur, workspace, df, len(chunk_rows), sum(t.length for t in indexed))
+                    [(*r, found.lengths.get(r[1], 0)) for r in chunk_rows])  # fmt: skip
+            if found.count:
+                # The postings, and the count of chunks holding each term, in one statement
+                # (terms in order, so concurrent writers lock the statistics rows alike).
+                cur.execute(_INSERT_POSTINGS, {"ws": workspace, "terms": found.terms, "chunks": found.chunks,
+                                               "n0": found.body_counts, "n1": found.context_counts,
+                                               "len": found.chunk_lengths})  # fmt: skip
+            _count_in(cur, workspace, {}, len(chunk_rows), sum(found.lengths.values()))
             touched = sorted({t.session for t in turns} | {s.id for s in sessions})
             if touched:
                 cur.execute(

@@ -22,13 +22,23 @@ from dataclasses import dataclass
 TOKENIZE = "porter unicode61 remove_diacritics 2"
 
 
-@dataclass(frozen=True)
-class ChunkTerms:
-    """One chunk's index entries: per term, its count in the body and in the context; and the
-    chunk's length in tokens (both columns), as FTS5 counts it for BM25."""
+SEPARATOR = "\x1f"  # a control character: unicode61 never keeps one in a token
 
-    counts: dict[str, tuple[int, int]]
-    length: int
+
+@dataclass(frozen=True)
+class Postings:
+    """The index entries of many chunks, each column one string (terms joined by
+    :data:`SEPARATOR`, numbers by commas) for PostgreSQL to split: building and adapting one
+    Python object per posting cost more than the rest of a commit. ``lengths``: each chunk's
+    length in tokens (both columns), as FTS5 counts it for BM25."""
+
+    terms: str
+    chunks: str
+    body_counts: str
+    context_counts: str
+    chunk_lengths: str
+    count: int
+    lengths: dict[int, int]
 
 
 def _vocab() -> sqlite3.Connection:
@@ -38,23 +48,23 @@ def _vocab() -> sqlite3.Connection:
     return conn
 
 
-def chunk_terms(rows: Sequence[tuple[str, str]]) -> list[ChunkTerms]:
-    """The index entries of each (body, context), in order."""
-    if not rows:
-        return []
+def postings(rows: Sequence[tuple[int, str, str]]) -> Postings:
+    """The postings of each (chunk id, body, context): per chunk and term, the term's count in
+    the body and in the context. Counted by SQLite, in C, and joined there."""
     conn = _vocab()
     try:
-        conn.executemany("INSERT INTO t (rowid, body, context) VALUES (?, ?, ?)",
-                         [(i, b, c) for i, (b, c) in enumerate(rows)])  # fmt: skip
-        counts: list[dict[str, list[int]]] = [{} for _ in rows]
-        lengths = [0] * len(rows)
-        for doc, col, term, n in conn.execute("SELECT doc, col, term, count(*) FROM v GROUP BY doc, col, term"):
-            pair = counts[doc].setdefault(term, [0, 0])
-            pair[0 if col == "body" else 1] = n
-            lengths[doc] += n
+        conn.executemany("INSERT INTO t (rowid, body, context) VALUES (?, ?, ?)", rows)
+        lengths = {int(doc): int(n) for doc, n in conn.execute("SELECT doc, count(*) FROM v GROUP BY doc")}
+        got = conn.execute(
+            "WITH p AS (SELECT doc, term, sum(col = 'body') AS n0, sum(col = 'context') AS n1 FROM v"
+            " GROUP BY doc, term), q AS (SELECT *, sum(n0 + n1) OVER (PARTITION BY doc) AS len FROM p)"
+            " SELECT group_concat(term, char(31)), group_concat(doc), group_concat(n0), group_concat(n1),"
+            " group_concat(len), count(*) FROM q"
+        ).fetchone()
     finally:
         conn.close()
-    return [ChunkTerms({t: (p[0], p[1]) for t, p in c.items()}, n) for c, n in zip(counts, lengths, strict=True)]
+    terms, chunks, n0, n1, length, count = got
+    return Postings(terms or "", chunks or "", n0 or "", n1 or "", length or "", int(count), lengths)
 
 
 def token_columns(rows: Sequence[tuple[str, str]]) -> list[tuple[list[str], list[str]]]:
