@@ -63,7 +63,14 @@ def create_server_app(store: ServerStore, *, clock: Clock | None = None, limits:
                       pages: PagesConfig | None = None) -> FastAPI:  # fmt: skip
     """The server: health, the REST API, and (with ``pages``) the web app behind its sign-in,
     mounted at the root after every API route, with its own guards and error pages."""
-    from kenning.server import routes_login, routes_memory, routes_sessions, routes_sync, routes_web
+    from kenning.server import (
+        routes_kinds,
+        routes_login,
+        routes_memory,
+        routes_sessions,
+        routes_sync,
+        routes_web,
+    )
 
     app = FastAPI(title="kenning team server", version="1", docs_url="/api/v1/docs", redoc_url=None,
                   openapi_url="/api/v1/openapi.json",
@@ -75,6 +82,7 @@ def create_server_app(store: ServerStore, *, clock: Clock | None = None, limits:
     app.include_router(routes_sync.router)
     app.include_router(routes_memory.router)
     app.include_router(routes_sessions.router)
+    app.include_router(routes_kinds.router)
     app.include_router(routes_web.router)
 
     @app.get("/healthz", tags=["health"], summary="The process answers.")

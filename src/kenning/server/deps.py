@@ -28,3 +28,9 @@ def caller(request: Request) -> Principal:
         raise RateLimited(wait)
     request.state.account = principal.account
     return principal
+
+
+def author_name(store: ServerStore, account: str) -> str:
+    """The name an account's records are labelled with in the server's copy of a workspace."""
+    found = store.account(account)
+    return found.name if found is not None else account

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from kenning.server.auth import Principal, grant
-from kenning.server.deps import caller, now_of, store_of
+from kenning.server.deps import author_name, caller, now_of, store_of
 from kenning.server.errors import Conflict, TooLarge
 from kenning.store.server.protocol import StoredRecord
 from kenning.sync import wire
@@ -105,6 +105,7 @@ def push(body: PushRequest, request: Request, principal: Principal = Depends(cal
         items.append(Item(raw.kind, raw.key, raw.op, raw.digest, raw.body, raw.base))
     bd = wire.batch_digest([i.model_dump() for i in body.items])
     access, _role = grant(store, principal, body.workspace, write=True)
+    author = author_name(store, principal.account)
     with store.workspace(access) as tx:
         tx.lock()
         prior = tx.batch(body.batch)
@@ -112,7 +113,7 @@ def push(body: PushRequest, request: Request, principal: Principal = Depends(cal
             if prior[0] != bd:
                 raise _conflict(body.batch)
             return {**prior[1], "replayed": True}
-        results = apply_batch(tx, body.workspace, principal.account, items, now)
+        results = apply_batch(tx, body.workspace, principal.account, items, now, author=author)
         answer = {"results": [r.as_dict() for r in results], "head": tx.head()}
         tx.save_batch(body.batch, principal.account, bd, answer, now)
     return answer

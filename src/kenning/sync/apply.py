@@ -57,11 +57,12 @@ class ItemResult:
         return {k: v for k, v in asdict(self).items() if v not in ("", 0) or k in ("kind", "key", "status")}
 
 
-def apply_batch(tx: WorkspaceTx, workspace: str, account: str, items: Sequence[Item], now: datetime) -> list[ItemResult]:
+def apply_batch(tx: WorkspaceTx, workspace: str, account: str, items: Sequence[Item], now: datetime, *,
+                author: str = "") -> list[ItemResult]:  # fmt: skip
     """Apply ``items`` in order; one result per item. The caller holds the workspace lock.
     Memory records are materialized into the workspace's memory store in the same
     transaction (:mod:`kenning.sync.materialize`)."""
-    served = MaterializingTx(tx, workspace)
+    served = MaterializingTx(tx, workspace, author)
     return [_apply(served, workspace, account, item, now) for item in items]
 
 

@@ -63,9 +63,10 @@ class MaterializingTx:
     """A :class:`WorkspaceTx` that also keeps the workspace's memory store in step with every
     memory record it writes (see the module docstring)."""
 
-    def __init__(self, tx: WorkspaceTx, workspace: str) -> None:
+    def __init__(self, tx: WorkspaceTx, workspace: str, author: str = "") -> None:
         self.tx = tx
         self.workspace = workspace
+        self.author = author  # the writing account's name: the label of its values' and diary's copies
 
     def put(
         self, kind: str, key: str, owner: str, body: Mapping[str, Any], digest: str, *,
@@ -77,13 +78,15 @@ class MaterializingTx:
             with memories.transaction():
                 put_memory(memories, self.workspace, body, private=private, now=at)
         elif kind in materialize_kinds.MATERIALIZED:
-            materialize_kinds.put(self.tx.stores(), self.workspace, kind, key, owner, body, now=at)
+            materialize_kinds.put(self.tx.stores(), self.workspace, kind, key, self.author or owner, body,
+                                  private=private, now=at)  # fmt: skip
         return seq
 
     def delete(self, kind: str, key: str, owner: str, digest: str, *, at: datetime) -> int:
+        held = self.tx.record(kind, key) if kind in materialize_kinds.MATERIALIZED else None
         seq = self.tx.delete(kind, key, owner, digest, at=at)
         if kind in materialize_kinds.MATERIALIZED:
-            materialize_kinds.drop(self.tx.stores(), self.workspace, kind, key)
+            materialize_kinds.drop(self.tx.stores(), self.workspace, kind, key, held.body if held else None)
         if kind == wire.MEMORY:
             memories = self.tx.stores().memories
             with memories.transaction():
