@@ -39,6 +39,12 @@ OFFLINE_ENV = {
     "NO_UPDATE_NOTIFIER": "1",
     "GEMINI_CLI_NO_RELAUNCH": "1",
     "CI": "1",
+    # Under a load average of ~20 Claude Code's first turn sometimes ran before kenning's MCP
+    # server had connected ("No such tool available: mcp__kenning__recall"). The tests give the
+    # server time to start (MCP_TIMEOUT, ms) and ask the CLI to wait for it before the first
+    # turn (MCP_CONNECTION_NONBLOCKING, read by Claude Code 2.1) so they test kenning, not the race.
+    "MCP_CONNECTION_NONBLOCKING": "false",
+    "MCP_TIMEOUT": "60000",
 }
 BASE_PATH = "/usr/local/bin:/usr/bin:/bin"
 
