@@ -34,7 +34,7 @@ router = APIRouter(prefix="/api/v1", tags=["graph", "notes"])
 
 SLUG = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
 Slug = Annotated[str, Field(min_length=1, max_length=100, pattern=SLUG)]
-Project = Annotated[str, Field(max_length=300, description="The project's scope key (as `kenning scopes` lists it).")]
+Project = Annotated[str, Field(max_length=300, description="The project's scope key (as `kenning projects` lists it).")]
 Name = Annotated[str, Field(min_length=1, max_length=200)]
 When = Annotated[str, Field(max_length=40, description="ISO date or date-time (UTC).")]
 ERRORS: dict[int | str, dict[str, Any]] = {400: {}, 401: {}, 403: {}, 404: {}, 413: {}, 422: {}, 429: {}}
