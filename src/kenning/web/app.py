@@ -76,17 +76,6 @@ def create_app(cores: CoreProvider, auth: Auth, *, hosts: Iterable[str] = LOCAL_
         with core_for(request) as core:
             return page(request, core, "error.html", "", status_code=status, error=error)
 
-    @app.exception_handler(NotImplementedError)
-    def not_here(request: Request, error: NotImplementedError) -> Response:
-        # A store the backend has no implementation of yet (the team server's PostgreSQL, for
-        # capture, the graph and hook state so far): the page says so instead of failing.
-        missing = str(error) or "this store is not available on this backend yet"
-        try:
-            with core_for(request) as core:
-                return page(request, core, "unavailable.html", "", status_code=501, missing=missing)
-        except NotImplementedError:
-            return PlainTextResponse(f"not available on this server yet: {missing}", status_code=501)
-
     @app.exception_handler(CsrfRefused)
     def csrf_refused(request: Request, error: CsrfRefused) -> Response:
         return PlainTextResponse(f"refused: {error}", status_code=403)
