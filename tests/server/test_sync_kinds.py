@@ -153,3 +153,30 @@ def test_sessions_facts_diary_and_values_reach_each_machine_as_the_seeds_say(ser
         finally:
             for m in (laptop, desk, bob):
                 m.close()
+
+
+def test_a_fact_two_teammates_state_is_kept_once_everywhere(server_dsn: str, tmp_path: Path) -> None:
+    """Two people's captures often name the same fact (the shop deploys to fly.io): the server's
+    copy and each machine keep one current copy of it, and nothing fails or echoes."""
+    with running_server(server_dsn) as srv:
+        team(srv.store)
+        alice = Machine(tmp_path, "alice-laptop", srv.url, invite(srv.store, "alice", ["acme"]))
+        bob = Machine(tmp_path, "bob", srv.url, invite(srv.store, "bob", ["acme"]))
+        try:
+            for machine in (alice, bob):
+                facts.add(machine.core.stores.graph, machine.core.clock, "acme", "shop", "deploys_to", "fly.io",
+                          project=PROJECT)  # fmt: skip
+            for machine in (alice, bob, alice, bob):
+                done = machine.sync()[0]
+                assert not done.refused, done.refused
+            assert [w for w, _k, _d in server_rows(server_dsn, "fact")] == ["acme", "acme"]  # one record each
+            with psycopg.connect(server_dsn, autocommit=True) as conn:
+                current = conn.execute("SELECT count(*) FROM graph_facts WHERE workspace = 'acme' AND subject = 'shop'"
+                                       " AND predicate = 'deploys_to' AND valid_to IS NULL").fetchone()  # fmt: skip
+            assert current is not None and current[0] == 1
+            for machine in (alice, bob):
+                assert [(f.object, f.valid_to) for f in machine.core.stores.graph.all_facts("acme")] == [("fly.io", None)]
+                assert machine.sync()[0].pushed == 0  # nothing echoes
+        finally:
+            alice.close()
+            bob.close()

@@ -206,6 +206,12 @@ class LocalRecords:
             if row.valid_to is not None and current.valid_to is None:
                 graph.close(workspace, current.id, row.valid_to, None)
             return Applied(local, digest, pulled=1)
+        # Two people (a teammate's capture and yours) often state the same fact, and the store
+        # keeps one current copy of a fact: the copy already here stays the row of whoever wrote
+        # it first (rows belong to their author), and this record maps to no row here.
+        same = graph.same_fact(workspace, row.subject, row.predicate, row.object, row.area) if row.valid_to is None else []
+        if any(f.current for f in same):
+            return Applied("", digest)
         now = to_iso(self.now())
         graph.ensure_entity(workspace, row.subject, redacted(synced.subject_name or row.subject),
                             synced.subject_type or "unknown", now)  # fmt: skip
