@@ -28,7 +28,19 @@ from kenning.errors import KenningError, NotFound
 from kenning.mcp.kit import Cwd, Session, Source, Strict, add_tool, writer
 from kenning.mcp.server import instructions
 from kenning.mcp.tools.across import MAX_WORKSPACES, AcrossOut, Workspace
-from kenning.mcp.tools.memory import Confidence, Detail, KindName, MemoriesOut, PageOut, RecallOut, Trigger
+from kenning.mcp.tools.memory import (
+    Confidence,
+    Detail,
+    KindName,
+    MemoriesOut,
+    MemoryText,
+    PageOut,
+    RecallOut,
+    Rejected,
+    SourceRef,
+    Subject,
+    Trigger,
+)
 from kenning.model import PERSONAL_SCOPE
 from kenning.sync.client import Link
 from kenning.sync.http import HttpTransport
@@ -138,15 +150,13 @@ class RemoteRememberOut(Strict):
 
 def remember(
     ctx: Context,
-    text: Annotated[str, Field(min_length=1, max_length=2000, description="One self-contained sentence.")],
+    text: MemoryText,
     kind: KindName | None = None,
     reason: Detail = "",
-    rejected: Annotated[str, Field(max_length=4000, description="Alternatives turned down.")] = "",
+    rejected: Rejected = "",
     source: Source = "",
-    source_ref: Annotated[
-        str, Field(max_length=300, description="A file, path:line, path:a-b, path:symbol or a commit.")
-    ] = "",
-    subject: Annotated[str, Field(max_length=120, description="Dotted slot key (a state needs one).")] = "",
+    source_ref: SourceRef = "",
+    subject: Subject = "",
     when: Trigger = None,
     global_: Annotated[bool, Field(alias="global", description="A memory for every project.")] = False,
     confidence: Confidence | None = None,

@@ -42,6 +42,11 @@ KindName = Literal["decision", "preference", "state", "fact", "lesson"]
 Confidence = Literal["high", "medium", "low"] | Annotated[float, Field(gt=0, le=1)]
 Sentence = Annotated[str, Field(min_length=1, max_length=2000)]
 Detail = Annotated[str, Field(max_length=4000)]
+# remember's arguments, shared with the remote server's remember (kenning.mcp.remote).
+MemoryText = Annotated[str, Field(min_length=1, max_length=2000, description="One self-contained sentence.")]
+Rejected = Annotated[str, Field(max_length=4000, description="Alternatives turned down.")]
+SourceRef = Annotated[str, Field(max_length=300, description="A file, path:line, path:a-b, path:symbol or a commit.")]
+Subject = Annotated[str, Field(max_length=120, description="Dotted slot key (a state needs one).")]
 Trigger = Annotated[
     str | None,
     Field(max_length=300, description='Lesson trigger: "shell:<regex>", "read:<glob>" or "edit:<glob>".'),
@@ -176,15 +181,13 @@ def recall(
 
 def remember(
     ctx: Context,
-    text: Annotated[str, Field(min_length=1, max_length=2000, description="One self-contained sentence.")],
+    text: MemoryText,
     kind: KindName | None = None,
     reason: Detail = "",
-    rejected: Annotated[str, Field(max_length=4000, description="Alternatives turned down.")] = "",
+    rejected: Rejected = "",
     source: Source = "",
-    source_ref: Annotated[
-        str, Field(max_length=300, description="A file, path:line, path:a-b, path:symbol or a commit.")
-    ] = "",
-    subject: Annotated[str, Field(max_length=120, description="Dotted slot key (a state needs one).")] = "",
+    source_ref: SourceRef = "",
+    subject: Subject = "",
     when: Trigger = None,
     replaces: Refs = [],  # noqa: B006
     index: Annotated[bool, Field(description="Pin into the project's index (at most 25).")] = False,
