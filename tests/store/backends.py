@@ -3,8 +3,7 @@
 Each factory opens a fresh, empty bundle of stores (:class:`kenning.store.protocol.Stores`) in
 ``tmp_path`` and returns it with its closer. To run every contract suite on another backend,
 add ONE entry to :data:`BACKENDS` (a factory that calls ``pytest.skip`` when its server is not
-reachable). A store a backend does not have yet raises NotImplementedError when asked for, and
-the suites of that store skip on it (tests/store/conftest.py).
+reachable). Every backend implements every store.
 """
 
 from __future__ import annotations
