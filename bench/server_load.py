@@ -99,7 +99,6 @@ def seed(dsn: str, memories: int, clients: int) -> list[str]:
     from kenning.store.server.postgres import PostgresServerStore
     from kenning.store.server.protocol import Role
     from kenning.sync import records, wire
-    from kenning.text import term_set
 
     sys.path.insert(0, str(Path(__file__).parent))
     from recall_latency import NOW, make_memories
@@ -127,8 +126,8 @@ def seed(dsn: str, memories: int, clients: int) -> list[str]:
                 owner = accounts[seq % clients].id
                 rec_copy.write_row((WORKSPACE, "memory", memory.ref, owner, seq, wire.digest(body), False, False, NOW))
                 bodies.append((WORKSPACE, "memory", memory.ref, owner, False, memory.scope, memory.subject, True,
-                               sorted(term_set(memory.text)), Jsonb(body)))  # fmt: skip
-        with conn.cursor().copy("COPY record_bodies (workspace, kind, key, owner, private, scope, subject, live, terms, body)"
+                               Jsonb(body)))  # fmt: skip
+        with conn.cursor().copy("COPY record_bodies (workspace, kind, key, owner, private, scope, subject, live, body)"
                                 " FROM STDIN") as body_copy:  # fmt: skip
             for row in bodies:
                 body_copy.write_row(row)

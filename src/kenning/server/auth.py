@@ -12,7 +12,8 @@ import hashlib
 import secrets
 import threading
 import time
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from kenning.store.server.protocol import Device, Grant, Role, ServerStore
@@ -52,6 +53,7 @@ class RateLimited(Exception):
 class Principal:
     device: Device
     token_hash: str
+    roles: Mapping[str, Role] = field(default_factory=dict)  # its account's, in the workspaces the token lists
 
     @property
     def account(self) -> str:
@@ -63,7 +65,8 @@ def authenticate(store: ServerStore, header: str | None, now: datetime) -> Princ
     if scheme.lower() != "bearer" or not token.strip():
         raise Unauthorized("send the device token as 'Authorization: Bearer <token>' (kenning login gives one)")
     digest = token_hash(token.strip())
-    device = store.device_by_token(digest)
+    found = store.signed_in(digest)
+    device, roles = found if found is not None else (None, {})
     if device is None or device.kind != "device":
         # A browser session's secret (kind "web") is no API token: it lives in an HttpOnly cookie.
         raise Unauthorized("this token is unknown to the server; run: kenning login URL")
@@ -73,15 +76,15 @@ def authenticate(store: ServerStore, header: str | None, now: datetime) -> Princ
         raise Unauthorized("this device token expired; run: kenning login URL")
     if device.last_seen_at is None or now - device.last_seen_at > TOUCH_EVERY:
         store.touch_device(device.id, now)
-    return Principal(device, digest)
+    return Principal(device, digest, roles)
 
 
-def grant(store: ServerStore, principal: Principal, workspace: str, *, write: bool) -> tuple[Grant, Role]:
+def grant(principal: Principal, workspace: str, *, write: bool) -> tuple[Grant, Role]:
     """The data-plane grant for ``workspace``, after the application's own checks."""
     if workspace not in principal.device.workspaces:
         raise Forbidden(f"this device token is not scoped to workspace {workspace!r}"
                         f" (it syncs: {', '.join(principal.device.workspaces) or 'none'})")  # fmt: skip
-    role = store.role(workspace, principal.account)
+    role = principal.roles.get(workspace)
     if role is None:
         raise Forbidden(f"your account is not a member of workspace {workspace!r}")
     if write and not role.writes:

@@ -29,7 +29,7 @@ from kenning.ids import normalize_ref
 from kenning.model import PERSONAL_SCOPE, Kind, Memory, Origin, Status
 from kenning.server import writes
 from kenning.server.auth import Forbidden, Principal, grant
-from kenning.server.deps import caller, now_of, store_of
+from kenning.server.deps import caller, now_of
 from kenning.server.workspace_core import WorkspaceCore, workspace_core
 from kenning.store.protocol import MemoryFilter
 
@@ -113,13 +113,12 @@ def shown(memory: Memory, now: datetime, marks: list[str] | None = None) -> dict
     return out
 
 
-def _readable(request: Request, principal: Principal, workspaces: list[str]) -> None:
+def _readable(principal: Principal, workspaces: list[str]) -> None:
     """Refuse the whole request, naming each workspace this token may not read."""
-    store = store_of(request)
     refused = []
     for ws in workspaces:
         try:
-            grant(store, principal, ws, write=False)
+            grant(principal, ws, write=False)
         except Forbidden as exc:
             refused.append(f"{ws} ({exc})")
     if refused:
@@ -135,7 +134,7 @@ def recall(body: RecallBody, request: Request, principal: Principal = Depends(ca
         raise Invalid("give either workspace or workspaces", fix='e.g. {"workspace": "acme", "query": "…"}')
     asked = [body.workspace] if body.workspace is not None else list(dict.fromkeys(body.workspaces or []))
     if len(asked) > 1:  # one workspace: workspace_core checks it
-        _readable(request, principal, asked)
+        _readable(principal, asked)
     answers = []
     as_of = None
     for ws in asked:

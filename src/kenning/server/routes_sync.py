@@ -104,7 +104,7 @@ def push(body: PushRequest, request: Request, principal: Principal = Depends(cal
                           fix="digest = SHA-256 of the body's canonical JSON (sorted keys); a delete has no body")  # fmt: skip
         items.append(Item(raw.kind, raw.key, raw.op, raw.digest, raw.body, raw.base))
     bd = wire.batch_digest([i.model_dump() for i in body.items])
-    access, _role = grant(store, principal, body.workspace, write=True)
+    access, _role = grant(principal, body.workspace, write=True)
     author = author_name(store, principal.account)
     with store.workspace(access) as tx:
         tx.lock()
@@ -124,7 +124,7 @@ def push(body: PushRequest, request: Request, principal: Principal = Depends(cal
 def pull(body: PullRequest, request: Request, principal: Principal = Depends(caller)) -> Any:
     request.state.workspace = body.workspace
     store = store_of(request)
-    access, _role = grant(store, principal, body.workspace, write=False)
+    access, _role = grant(principal, body.workspace, write=False)
     with store.workspace(access) as tx:
         head = tx.head()
         changes = _bounded(tx.changes(body.after, body.limit))

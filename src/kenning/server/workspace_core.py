@@ -57,7 +57,7 @@ def workspace_core(request: Request, principal: Principal, workspace: str, *, wr
     :class:`kenning.server.auth.Forbidden` (403) when the token may not read it, or write it
     with ``write``."""
     store = store_of(request)
-    access, role = grant(store, principal, workspace, write=write)
+    access, role = grant(principal, workspace, write=write)
     request.state.workspace = workspace
     clock = request.app.state.clock
     with store.workspace(access) as tx:

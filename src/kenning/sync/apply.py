@@ -70,7 +70,7 @@ def _refused(item: Item, code: str, message: str) -> ItemResult:
     return ItemResult(item.kind, item.key, wire.REFUSED, code=code, message=message)
 
 
-def _apply(tx: WorkspaceTx, workspace: str, account: str, item: Item, now: datetime) -> ItemResult:
+def _apply(tx: MaterializingTx, workspace: str, account: str, item: Item, now: datetime) -> ItemResult:
     if item.kind in wire.OWNED_KEYS and kinds.owner_of_key(item.key) != account:
         return _refused(item, "invalid", f"a {item.kind} record's key must start with your account id and the separator")
     existing = tx.record(item.kind, item.key)
@@ -137,7 +137,7 @@ def _keep_what_server_learned(
 def _put_memory(tx: WorkspaceTx, account: str, memory: Memory, events: Sequence[MemoryEvent], now: datetime) -> int:
     body = records.memory_body(memory, events)
     return tx.put(wire.MEMORY, memory.ref, account, body, wire.digest(body), private=memory.hidden or memory.held,
-                  terms=sorted(term_set(memory.text)), at=now)  # fmt: skip
+                  at=now)  # fmt: skip
 
 
 def _memories(found: Sequence[StoredRecord], workspace: str) -> list[tuple[StoredRecord, Memory, list[MemoryEvent]]]:
@@ -150,11 +150,11 @@ def _memories(found: Sequence[StoredRecord], workspace: str) -> list[tuple[Store
 
 
 def _place_new(
-    tx: WorkspaceTx, workspace: str, account: str, memory: Memory, events: list[MemoryEvent], now: datetime
+    tx: MaterializingTx, workspace: str, account: str, memory: Memory, events: list[MemoryEvent], now: datetime
 ) -> ItemResult:
     if memory.status is not Status.ACTIVE:
         return ItemResult(wire.MEMORY, memory.ref, wire.STORED, seq=_put_memory(tx, account, memory, events, now))
-    found = _memories(tx.memories_sharing_terms(memory.scope, sorted(term_set(memory.text)), limit=CANDIDATES), workspace)
+    found = _memories(tx.memories_like(memory.scope, sorted(term_set(memory.text)), limit=CANDIDATES), workspace)
     owners = {m.ref: rec.owner for rec, m, _ in found}
     history = {m.ref: ev for _, m, ev in found}
     placed = merge.place(memory.text, memory.kind, memory.subject, memory.confidence, memory.origin,

@@ -25,7 +25,7 @@ from typing import Any
 from kenning.core.portable import text_digest
 from kenning.model import GLOBAL_SCOPE, PERSONAL_SCOPE, MemoryEvent
 from kenning.redacted import redacted
-from kenning.store.protocol import MemoryStore, ScopeRow, Stores
+from kenning.store.protocol import MemoryFilter, MemoryStore, ScopeRow, Stores
 from kenning.store.server.protocol import StoredRecord, WorkspaceTx
 from kenning.sync import materialize_kinds, records, wire
 
@@ -70,9 +70,9 @@ class MaterializingTx:
 
     def put(
         self, kind: str, key: str, owner: str, body: Mapping[str, Any], digest: str, *,
-        private: bool, terms: Sequence[str] = (), at: datetime,
+        private: bool, at: datetime,
     ) -> int:  # fmt: skip
-        seq = self.tx.put(kind, key, owner, body, digest, private=private, terms=terms, at=at)
+        seq = self.tx.put(kind, key, owner, body, digest, private=private, at=at)
         if kind == wire.MEMORY:
             memories = self.tx.stores().memories
             with memories.transaction():
@@ -93,6 +93,15 @@ class MaterializingTx:
                 drop_memory(memories, self.workspace, key, now=at)
         return seq
 
+    def memories_like(self, scope: str, terms: Sequence[str], *, limit: int) -> list[StoredRecord]:
+        """The live memory records of ``scope`` that best match ``terms``, best first: the
+        candidates of the near-duplicate and contradiction rules, found as a machine's
+        remember finds them (the memory store's BM25 search over the copy), so the server
+        applies the same rules to the same neighbours. Hidden and held memories are not in
+        the copy, so they are no one's candidates."""
+        hits = self.tx.stores().memories.search(MemoryFilter(self.workspace, [scope]), terms, limit=limit)
+        return self.tx.records(wire.MEMORY, [h.memory.ref for h in hits])
+
     # -- the rest is the wrapped transaction's ----------------------------------------------
     def lock(self) -> int:
         return self.tx.lock()
@@ -109,8 +118,8 @@ class MaterializingTx:
     def record(self, kind: str, key: str) -> StoredRecord | None:
         return self.tx.record(kind, key)
 
-    def memories_sharing_terms(self, scope: str, terms: Sequence[str], *, limit: int) -> list[StoredRecord]:
-        return self.tx.memories_sharing_terms(scope, terms, limit=limit)
+    def records(self, kind: str, keys: Sequence[str]) -> list[StoredRecord]:
+        return self.tx.records(kind, keys)
 
     def memories_on_slot(self, scope: str, subject: str, owner: str) -> list[StoredRecord]:
         return self.tx.memories_on_slot(scope, subject, owner)

@@ -58,10 +58,14 @@ class Database:
     """
 
     def __init__(
-        self, pool: ConnectionPool[psycopg.Connection[Row]], workspace: str | None = None, *, under_policy: bool = True
-    ) -> None:
+        self, pool: ConnectionPool[psycopg.Connection[Row]], workspace: str | None = None, *, under_policy: bool = True,
+        one_transaction: bool = False,
+    ) -> None:  # fmt: skip
         self.pool = pool
         self.workspace = workspace
+        # The pool lends one connection already inside a transaction that outlives this
+        # Database (a team server's request): what it read stays true until it writes.
+        self.one_transaction = one_transaction
         self._per_call = workspace is None and under_policy
         self._local = threading.local()
 

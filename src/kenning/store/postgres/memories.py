@@ -136,12 +136,18 @@ def _scope(row: Row) -> ScopeRow:
 class PostgresMemoryStore:
     def __init__(self, db: Database) -> None:
         self.db = db
+        # On a database that lives inside one transaction (a team server's request), the
+        # statistics read so far: a recall asks for them three to five times (its words, their
+        # expansions, the feedback words, the search), a round trip each. Any write of the
+        # index forgets them (see _pending).
+        self._seen = memory_search.SeenStats()
 
     def transaction(self) -> AbstractContextManager[object]:
         return self.db.transaction()
 
     def _pending(self) -> memory_search.Pending:
         """The statistics changes of the current transaction, written just before it commits."""
+        self._seen.forget()
         state = self.db.state()
         pending: memory_search.Pending | None = state.get("memory_stats")
         if pending is None:
@@ -151,7 +157,15 @@ class PostgresMemoryStore:
 
     def _stats(self, terms: Sequence[str]) -> memory_search.Stats:
         with self._reading() as cur:
+            return self._term_stats(cur, terms)
+
+    def _term_stats(self, cur: Any, terms: Sequence[str]) -> memory_search.Stats:
+        if not self.db.one_transaction:
             return memory_search.term_stats(cur, self.db.workspace, terms)
+        missing = self._seen.missing(terms)
+        if missing is not None:
+            self._seen.learn(missing, memory_search.term_stats(cur, self.db.workspace, missing))
+        return self._seen.of(terms)
 
     @contextmanager
     def _reading(self, workspace: str | None = None) -> Iterator[Any]:
@@ -398,7 +412,7 @@ class PostgresMemoryStore:
             return []
         where, params = self._where(flt, "m")
         with self._reading(flt.workspace) as cur:
-            stats = memory_search.term_stats(cur, self.db.workspace, unique)
+            stats = self._term_stats(cur, unique)
             best = memory_search.rank(cur, flt.workspace, where, params, unique, stats, limit)
             if not best:
                 return []

@@ -46,6 +46,33 @@ class Stats:
         return self.tokens / self.docs if self.docs else 0.0
 
 
+@dataclass
+class SeenStats:
+    """Statistics already read in one transaction, the terms' absent ones included."""
+
+    totals: tuple[int, int] | None = None
+    df: dict[str, int] = field(default_factory=dict)
+
+    def missing(self, terms: Sequence[str]) -> list[str] | None:
+        """The terms to read (all of them while the totals are unknown); None: none."""
+        if self.totals is None:
+            return list(terms)
+        unseen = [t for t in terms if t not in self.df]
+        return unseen or None
+
+    def learn(self, terms: Sequence[str], stats: Stats) -> None:
+        self.totals = (stats.docs, stats.tokens)
+        self.df.update({t: stats.df.get(t, 0) for t in terms})
+
+    def of(self, terms: Sequence[str]) -> Stats:
+        docs, tokens = self.totals or (0, 0)
+        return Stats(docs, tokens, {t: n for t in terms if (n := self.df.get(t, 0)) > 0})
+
+    def forget(self) -> None:
+        self.totals = None
+        self.df.clear()
+
+
 def term_stats(cur: Cursor, workspace: str | None, terms: Sequence[str]) -> Stats:
     """The statistics of one workspace, or (``workspace`` None: the owner's view) of all,
     summed, as SQLite's single index counts every workspace in its file. One round trip."""

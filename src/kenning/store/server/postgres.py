@@ -47,7 +47,9 @@ def _configure(conn: psycopg.Connection[Any]) -> None:
 def connect_pool(dsn: str, *, min_size: int = 1, max_size: int = 10) -> Pool:
     pool: Pool = ConnectionPool(
         dsn, min_size=min_size, max_size=max_size, open=False, name="kenning-server", configure=_configure,
-        kwargs={"row_factory": dict_row}, connection_class=psycopg.Connection,
+        # Autocommit: a statement on its own is one round trip (no BEGIN and COMMIT around
+        # it); what must be atomic says so with conn.transaction().
+        kwargs={"row_factory": dict_row, "autocommit": True}, connection_class=psycopg.Connection,
     )  # fmt: skip
     pool.open(wait=True, timeout=30)
     return pool
@@ -123,7 +125,8 @@ class PgWorkspaceTx:
         if self._stores is None:
             # Bound to the workspace: the transaction already named it (and its token), so
             # the database sets nothing per call; row-level security admits this workspace only.
-            self._stores = PostgresStores(Database(cast(Any, _Lent(self.conn)), self.ws, under_policy=True))
+            self._stores = PostgresStores(Database(cast(Any, _Lent(self.conn)), self.ws, under_policy=True,
+                                                    one_transaction=True))
         return self._stores
 
     def _one(self, sql: str, params: Sequence[object]) -> Row | None:
@@ -161,18 +164,15 @@ class PgWorkspaceTx:
         row = self._one(_RECORD_SELECT + " WHERE r.workspace = %s AND r.kind = %s AND r.key = %s", (self.ws, kind, key))
         return None if row is None else _record(row)
 
-    def memories_sharing_terms(self, scope: str, terms: Sequence[str], *, limit: int) -> list[StoredRecord]:
-        if not terms:
+    def records(self, kind: str, keys: Sequence[str]) -> list[StoredRecord]:
+        if not keys:
             return []
         rows = self.conn.execute(
-            b"SELECT r.kind, r.key, r.owner, r.seq, r.digest, r.deleted, r.private, b.body FROM record_bodies b"
-            b" JOIN records r ON r.workspace = b.workspace AND r.kind = b.kind AND r.key = b.key"
-            b" WHERE b.workspace = %s AND b.kind = 'memory' AND b.live AND b.scope = %s AND b.terms && %s::text[]"
-            b" ORDER BY cardinality(ARRAY(SELECT unnest(b.terms) INTERSECT SELECT unnest(%s::text[]))) DESC, r.seq"
-            b" LIMIT %s",
-            (self.ws, scope, list(terms), list(terms), limit),
+            (_RECORD_SELECT + " WHERE r.workspace = %s AND r.kind = %s AND r.key = ANY(%s)").encode(),
+            (self.ws, kind, list(keys)),
         ).fetchall()
-        return [_record(r) for r in rows]
+        found = {r["key"]: _record(r) for r in rows}
+        return [found[k] for k in keys if k in found]
 
     def memories_on_slot(self, scope: str, subject: str, owner: str) -> list[StoredRecord]:
         rows = self.conn.execute(
@@ -186,7 +186,7 @@ class PgWorkspaceTx:
 
     def put(
         self, kind: str, key: str, owner: str, body: Mapping[str, Any], digest: str, *,
-        private: bool, terms: Sequence[str] = (), at: datetime,
+        private: bool, at: datetime,
     ) -> int:  # fmt: skip
         seq = self._next()
         self.conn.execute(
@@ -201,11 +201,11 @@ class PgWorkspaceTx:
         subject = str(body.get("subject", "")) if memory else ""
         live = body.get("status", "active") == "active" if memory else True
         self.conn.execute(
-            b"INSERT INTO record_bodies (workspace, kind, key, owner, private, scope, subject, live, terms, body)"
-            b" VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (workspace, kind, key) DO UPDATE"
+            b"INSERT INTO record_bodies (workspace, kind, key, owner, private, scope, subject, live, body)"
+            b" VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (workspace, kind, key) DO UPDATE"
             b" SET private = excluded.private, scope = excluded.scope, subject = excluded.subject,"
-            b" live = excluded.live, terms = excluded.terms, body = excluded.body",
-            (self.ws, kind, key, owner, private, scope, subject, live, list(terms), Jsonb(dict(body))),
+            b" live = excluded.live, body = excluded.body",
+            (self.ws, kind, key, owner, private, scope, subject, live, Jsonb(dict(body))),
         )
         return seq
 
@@ -264,7 +264,8 @@ class PostgresServerStore:
 
     # -- plumbing -------------------------------------------------------------------------------
     def _rows(self, sql: str, params: Sequence[object] = ()) -> list[Row]:
-        with self.pool.connection() as conn, conn.transaction():
+        """One statement, atomic on its own (the connections autocommit)."""
+        with self.pool.connection() as conn:
             cur = conn.execute(sql.encode(), params)
             return cur.fetchall() if cur.description else []
 
@@ -346,6 +347,17 @@ class PostgresServerStore:
     def device_by_token(self, token_hash: str) -> Device | None:
         row = self._row("SELECT * FROM devices WHERE token_hash = %s", (token_hash,))
         return None if row is None else _device(row)
+
+    def signed_in(self, token_hash: str) -> tuple[Device, dict[str, Role]] | None:
+        row = self._row(
+            "SELECT d.*, coalesce((SELECT jsonb_object_agg(m.workspace, m.role) FROM members m"
+            " WHERE m.account = d.account AND m.workspace = ANY(d.workspaces)), '{}') AS roles"
+            " FROM devices d WHERE d.token_hash = %s",
+            (token_hash,),
+        )
+        if row is None:
+            return None
+        return _device(row), {ws: Role(role) for ws, role in row["roles"].items()}
 
     def device(self, device_id: str) -> Device | None:
         row = self._row("SELECT * FROM devices WHERE id = %s", (device_id,))
@@ -440,7 +452,8 @@ class PostgresServerStore:
     @contextmanager
     def workspace(self, grant: Grant) -> Iterator[PgWorkspaceTx]:
         with self.pool.connection() as conn, conn.transaction():
-            conn.execute(f"SET LOCAL ROLE {schema.APP_ROLE}".encode())
-            conn.execute(b"SELECT set_config(%s, %s, true), set_config(%s, %s, true)",
-                         (schema.TOKEN_SETTING, grant.token_hash, schema.WORKSPACE_SETTING, grant.workspace))  # fmt: skip
+            # SET LOCAL ROLE and the request's settings in one round trip (role is a setting too).
+            conn.execute(b"SELECT set_config('role', %s, true), set_config(%s, %s, true), set_config(%s, %s, true)",
+                         (schema.APP_ROLE, schema.TOKEN_SETTING, grant.token_hash, schema.WORKSPACE_SETTING,
+                          grant.workspace))  # fmt: skip
             yield PgWorkspaceTx(conn, grant.workspace)

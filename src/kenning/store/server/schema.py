@@ -254,12 +254,21 @@ CREATE TABLE web_links (
 CREATE INDEX web_links_device ON web_links (device);
 """
 
+# A new memory's near-duplicate and contradiction candidates come from the materialized
+# memory store's own search (what a machine's remember asks of its store), so the records'
+# word lists and their GIN index, which every put had to maintain, go.
+_NO_RECORD_TERMS = """
+DROP INDEX IF EXISTS record_bodies_terms;
+ALTER TABLE record_bodies DROP COLUMN IF EXISTS terms;
+"""
+
 STEPS: list[tuple[str, str]] = [
     ("s001_app_role", _ROLE),
     ("s002_control_plane", _CONTROL),
     ("s003_data_plane", _DATA),
     ("s004_served_store", _SERVED_STORE),
     ("s005_web_links", _WEB_LINKS),
+    ("s006_no_record_terms", _NO_RECORD_TERMS),
 ]
 
 

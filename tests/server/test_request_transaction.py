@@ -1,0 +1,75 @@
+"""One request's transaction on the team server: what the memory store reads inside it stays
+true until the transaction writes (the index statistics are read once, then forgotten at the
+first write), and a pushed memory's near-duplicate and contradiction candidates come from the
+materialized copy, writes earlier in the same batch included."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from serverkit import team
+
+from kenning.ids import new_ref
+from kenning.model import Kind, Memory, Origin
+from kenning.server.auth import new_token, token_hash
+from kenning.store.protocol import MemoryFilter
+from kenning.store.server.postgres import PostgresServerStore
+from kenning.store.server.protocol import Grant
+from kenning.sync import records, wire
+from kenning.sync.apply import Item, apply_batch
+
+SHOP = "github.com/acme/shop"
+
+
+def _item(text: str, now: datetime, *, kind: Kind = Kind.FACT, origin: Origin = Origin.AGENT,
+          confidence: float = 0.7) -> Item:  # fmt: skip
+    memory = Memory(ref=new_ref(), workspace="acme", scope=SHOP, text=text, kind=kind, confidence=confidence,  # type: ignore[arg-type]
+                    origin=origin, origin_tool="claude-code", created_at=now, confirmed_at=now)  # fmt: skip
+    body = records.memory_body(memory, [])
+    return Item(wire.MEMORY, memory.ref, "put", wire.digest(body), body)
+
+
+def test_statistics_read_in_a_request_are_forgotten_when_it_writes(server_dsn: str) -> None:
+    store = PostgresServerStore.open(server_dsn, max_size=2)
+    try:
+        ids = team(store)
+        now = datetime.now(UTC)
+        token = new_token()
+        store.add_device(ids["alice"], "laptop", ["acme"], token_hash(token), now)
+        with store.workspace(Grant(token_hash(token), "acme")) as tx:
+            memories = tx.stores().memories
+            flt = MemoryFilter("acme", [SHOP])
+            assert memories.search(flt, ["deploy", "tuesday"], limit=5) == []
+            assert memories.index_stats("acme", ["deploy"]).df == {}
+            tx.lock()
+            [done] = apply_batch(tx, "acme", ids["alice"], [_item("The shop deploys on Tuesday", now)], now)
+            assert done.status == wire.STORED
+            # Read again in the same transaction: the write is seen, not the statistics of before it.
+            assert memories.index_stats("acme", ["deploy"]).df == {"deploy": 1}
+            [hit] = memories.search(flt, ["deploy", "tuesday"], limit=5)
+            assert hit.memory.ref == done.key
+    finally:
+        store.close()
+
+
+def test_a_batch_sees_its_own_earlier_memories_as_candidates(server_dsn: str) -> None:
+    """The second of two near-identical memories in one push strengthens the first; a claim
+    against a person's firmer memory, pushed in the same batch, waits in review."""
+    store = PostgresServerStore.open(server_dsn, max_size=2)
+    try:
+        ids = team(store)
+        now = datetime.now(UTC)
+        token = new_token()
+        store.add_device(ids["alice"], "laptop", ["acme"], token_hash(token), now)
+        first = _item("The staging database is restored from the nightly snapshot", now)
+        again = _item("The staging database is restored from the nightly snapshot", now)
+        firm = _item("Releases go out on Thursday afternoons", now, origin=Origin.PERSON, confidence=0.95)
+        against = _item("Releases never go out on Thursday afternoons", now)
+        with store.workspace(Grant(token_hash(token), "acme")) as tx:
+            tx.lock()
+            results = apply_batch(tx, "acme", ids["alice"], [first, again, firm, against], now)
+        assert [r.status for r in results] == [wire.STORED, wire.STRENGTHENED, wire.STORED, wire.REVIEW_HELD]
+        assert results[1].other == first.key
+        assert results[3].other == firm.key
+    finally:
+        store.close()
