@@ -9,7 +9,8 @@ agents and machines send: a recall through the REST API (the queries of
 bench/recall_latency.py, in the project the corpus files them under), a remember through the
 REST API (remember's rules, a one-item push), a sync push of one memory, a sync push of a
 20-record batch (a session's worth of writes) and a pull after a random cursor (a page of
-100). Baseline, in the same run: the same mix from one client alone, so the loaded numbers
+100). What is written is new memories from the corpus's own generator (other sentences of the
+same projects; a push counts as an error when the server refuses any of its records). Baseline, in the same run: the same mix from one client alone, so the loaded numbers
 read as a ratio to the unloaded ones on this machine. The server's CPU time is read from
 /proc beside the wall time (the machine is shared). Targets (issue #16): recall p95 <= 50 ms
 with 50 clients, no errors.
@@ -164,18 +165,38 @@ def materialize(dsn: str, corpus: list[Any]) -> None:
         owner.close()
 
 
-def new_memory_item(rng_id: str, n: int) -> dict[str, Any]:
-    from kenning.sync import wire
+class Writes:
+    """What one client writes: new memories drawn from the corpus's own generator (other
+    sentences of the same projects, some of them near-duplicates of stored ones), not one
+    sentence varied by a number, which would share its words with every write before it."""
 
-    ref = f"m:{uuid.uuid4().hex[:8]}"
-    body = {"ref": ref, "text": f"The load client {rng_id} learned fact {n}: the queue {uuid.uuid4().hex[:10]} drains nightly",
-            "kind": "fact", "scope": PROJECT, "confidence": 0.7, "origin": "agent",
-            "created_at": "2026-11-30T12:00:00+00:00", "updated_at": "2026-11-30T12:00:00+00:00"}  # fmt: skip
-    return {"kind": "memory", "key": ref, "op": "put", "digest": wire.digest(body), "body": body}
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+        self.ready: list[Any] = []
+
+    def pop(self) -> Any:
+        if not self.ready:
+            sys.path.insert(0, str(Path(__file__).parent))
+            from recall_latency import make_memories
+
+            now = datetime.now(UTC)
+            self.seed += 1_000
+            self.ready = [m.evolve(ref=f"m:{uuid.uuid4().hex[:8]}", workspace=WORKSPACE, created_at=now, confirmed_at=now,
+                                   scope=PROJECT if m.scope == "global" else m.scope)
+                          for m in make_memories(200, seed=self.seed)]  # fmt: skip
+        return self.ready.pop()
+
+
+def memory_item(memory: Any) -> dict[str, Any]:
+    """One new memory as a machine's sync pushes it (the body the real client builds)."""
+    from kenning.sync import records, wire
+
+    body = records.memory_body(memory, [])
+    return {"kind": "memory", "key": memory.ref, "op": "put", "digest": wire.digest(body), "body": body}
 
 
 def client_loop(url: str, token: str, head: int, until: float, samples: Samples, seed_no: int,
-                queries: list[str], pace: float = 0.0) -> None:  # fmt: skip
+                queries: list[str], writes: Writes, pace: float = 0.0) -> None:  # fmt: skip
     """One client's loop. ``pace`` > 0: requests arrive at that mean rate (exponential gaps, as
     independent agents' calls do), each timed from its send; 0: back to back (saturation)."""
     import random
@@ -205,12 +226,13 @@ def client_loop(url: str, token: str, head: int, until: float, samples: Samples,
                 body = {"workspace": WORKSPACE, "query": rng.choice(queries), "project": PROJECT}
                 path = "/api/v1/recall"
             elif op == "remember":
-                body = {"workspace": WORKSPACE, "project": PROJECT, "kind": "fact", "source": "bench",
-                        "text": f"The load client {seed_no} found that queue {uuid.uuid4().hex[:10]} drains at {n % 24}h"}  # fmt: skip
+                m = writes.pop()
+                body = {"workspace": WORKSPACE, "project": m.scope, "kind": m.kind.value, "subject": m.subject,
+                        "source": "bench", "text": m.text, "reason": m.reason}  # fmt: skip
                 path = "/api/v1/memories"
             else:
                 size = 1 if op == "push" else SESSION_BATCH
-                items = [new_memory_item(f"{seed_no}", n * 100 + i) for i in range(size)]
+                items = [memory_item(writes.pop()) for _ in range(size)]
                 body = {"workspace": WORKSPACE, "batch": f"b_{uuid.uuid4().hex}", "items": items}
                 path = "/api/v1/sync/push"
             started = time.perf_counter()
@@ -218,6 +240,9 @@ def client_loop(url: str, token: str, head: int, until: float, samples: Samples,
                 r = http.post(path, json=body)
                 ok = r.status_code == 200
                 problem = "" if ok else f"{op}: {r.status_code} {r.text[:120]}"
+                if ok and path.endswith("/push"):  # a push answers 200 with a result per record
+                    refused = [x for x in r.json()["results"] if x["status"] == "refused"]
+                    ok, problem = not refused, f"{op}: {len(refused)} refused, e.g. {refused[0]}" if refused else ""
             except httpx.HTTPError as exc:
                 ok, problem = False, f"{op}: {type(exc).__name__}"
             took = (time.perf_counter() - started) * 1000
@@ -233,7 +258,8 @@ def run_load(url: str, tokens: list[str], head: int, seconds: float, queries: li
              pace: float = 0.0) -> tuple[Samples, float]:  # fmt: skip
     samples = Samples()
     until = time.monotonic() + seconds
-    threads = [threading.Thread(target=client_loop, args=(url, t, head, until, samples, i, queries, pace), daemon=True)
+    threads = [threading.Thread(target=client_loop, args=(url, t, head, until, samples, i, queries, Writes(i), pace),
+                                daemon=True)
                for i, t in enumerate(tokens)]  # fmt: skip
     started = time.perf_counter()
     for t in threads:
