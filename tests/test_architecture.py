@@ -14,7 +14,7 @@
 - Only entry points read the environment (``os.environ``, ``os.getenv``, click ``envvar=``).
 - Storage goes through the store protocols: no module outside ``kenning.store`` imports a
   backend (``kenning.store.sqlite``, ``kenning.store.postgres``, a database driver) or holds SQL.
-- Packages stack in the order README.md draws (interfaces, context, core, capture, graph,
+- Packages stack in the order README.md draws (interfaces, sync, context, core, capture, graph,
   store, domain, platform): a package imports only from the layers under it, so no two packages
   import each other; and no module imports itself back through others at run time.
 - The domain (``kenning.domain``) is pure: it imports neither the store nor the core (nor
@@ -172,6 +172,15 @@ def test_no_layer_below_the_interfaces_imports_one() -> None:
     assert offending(tuple(platform), (*INTERFACES, "kenning.core", "kenning.install")) == []
 
 
+def test_only_the_cli_mcp_and_the_server_use_sync() -> None:
+    """Sync is a machine's push and pull (``kenning sync``, ``kenning mcp --remote``, recall
+    across workspaces) and the server's side of a push: the hooks and the web app never sync, and
+    nothing under the interfaces reaches up to it (the layer order checks that too)."""
+    users = sorted({module.name.split(".")[1] for module in modules() if not under(module.name, "kenning.sync")
+                    for target in imports(module) if under(target, "kenning.sync")})  # fmt: skip
+    assert users == ["cli", "mcp", "server"]
+
+
 def test_interfaces_never_import_each_other() -> None:
     bad = []
     for module in modules():
@@ -298,6 +307,7 @@ def test_the_sql_scanner_sees_statements() -> None:
 # built"). Interfaces and the installer sit on top (their own rules are above); top-level
 # modules (kenning/config.py, clock.py, ...) are the platform at the bottom.
 LAYERS = (
+    ("kenning.sync",),  # push/pull with a team server; the CLI, MCP and the server call it
     ("kenning.context",),
     ("kenning.core",),
     ("kenning.capture",),
