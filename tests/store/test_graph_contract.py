@@ -251,6 +251,21 @@ def test_progress_of_one_kind_only(graph: GraphStore) -> None:
     assert graph.progress(WS, "claude:s9", "escalate") == 4
 
 
+def test_progress_is_per_workspace(graph: GraphStore) -> None:
+    """The same session id in two workspaces (a session pulled into a team's workspace and kept
+    in one's own) has a progress in each: setting, listing and forgetting touch one only."""
+    graph.set_progress(WS, "claude:s1", "extract", 12, NOW)
+    graph.set_progress("other", "claude:s1", "extract", 40, NOW)
+    graph.set_progress("other", "claude:s2", "extract", 5, NOW)
+    assert graph.progress_of(WS, "extract") == {"claude:s1": 12}
+    assert graph.progress_of("other", "extract") == {"claude:s1": 40, "claude:s2": 5}
+    assert graph.progress(WS, "claude:s1", "extract") == 12 and graph.progress(WS, "claude:s2", "extract") == 0
+    graph.forget_progress("other", "claude:s1")
+    assert graph.progress(WS, "claude:s1", "extract") == 12 and graph.progress_of("other", "extract") == {"claude:s2": 5}
+    graph.forget_progress(WS, "claude:s1")
+    assert graph.progress_of(WS, "extract") == {} and graph.progress_of("other", "extract") == {"claude:s2": 5}
+
+
 def test_diary_ties_and_order_of_writing(notes: NotesStore) -> None:
     late = notes.diary_add(WS, "p", redacted("codex"), "2026-03-05T10:00:00Z", redacted("late"))
     a = notes.diary_add(WS, "p", redacted("codex"), "2026-03-01T10:00:00Z", redacted("same moment, first"))

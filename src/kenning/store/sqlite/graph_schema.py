@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 
+from kenning.config import DEFAULT_WORKSPACE
 from kenning.store.sqlite import redaction
 from kenning.store.sqlite.db import MigrationSet
 
@@ -104,3 +105,32 @@ def _end_fact(conn: sqlite3.Connection, rowid: int, values: dict[str, object]) -
 
 
 MIGRATIONS.add("m002_redact", _m002_redact)
+
+
+# Progress was keyed by session alone, so ``progress_of`` answered for the whole file rather than
+# one workspace (PostgreSQL's table has had the workspace from its start). Each row goes to the
+# workspace its session was captured in, else to that of a fact the session gave, else to the
+# default one: such a session is captured nowhere here, so nothing reads its progress, but no
+# row is dropped.
+MIGRATIONS.add(
+    "m003_progress_workspace",
+    f"""
+    CREATE TABLE graph_progress_new (
+        workspace TEXT NOT NULL,
+        session TEXT NOT NULL,
+        kind TEXT NOT NULL,                   -- extract | escalate
+        last_turn INTEGER NOT NULL DEFAULT 0,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (workspace, session, kind)
+    );
+    INSERT INTO graph_progress_new (workspace, session, kind, last_turn, updated_at)
+        SELECT coalesce(
+                   (SELECT s.workspace FROM capture_sessions s WHERE s.id = p.session),
+                   (SELECT min(f.workspace) FROM graph_facts f WHERE f.session = p.session),
+                   '{DEFAULT_WORKSPACE}'),
+               p.session, p.kind, p.last_turn, p.updated_at
+        FROM graph_progress p;
+    DROP TABLE graph_progress;
+    ALTER TABLE graph_progress_new RENAME TO graph_progress;
+    """,
+)

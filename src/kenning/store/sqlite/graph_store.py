@@ -184,18 +184,20 @@ class SqliteGraphStore:
 
     # -- progress of extraction / escalation -----------------------------------------------
     def progress(self, workspace: str, session: str, kind: str) -> int:
-        row = self.db.one("SELECT last_turn FROM graph_progress WHERE session = ? AND kind = ?", (session, kind))
+        row = self.db.one("SELECT last_turn FROM graph_progress WHERE workspace = ? AND session = ? AND kind = ?",
+                          (workspace, session, kind))  # fmt: skip
         return int(row["last_turn"]) if row else 0
 
     def progress_of(self, workspace: str, kind: str) -> dict[str, int]:
-        rows = self.db.query("SELECT session, last_turn FROM graph_progress WHERE kind = ?", (kind,))
+        rows = self.db.query("SELECT session, last_turn FROM graph_progress WHERE workspace = ? AND kind = ?"
+                             " ORDER BY session", (workspace, kind))  # fmt: skip
         return {str(r[0]): int(r[1]) for r in rows}
 
     def set_progress(self, workspace: str, session: str, kind: str, last_turn: int, now: str) -> None:
         self.db.execute(
-            "INSERT INTO graph_progress (session, kind, last_turn, updated_at) VALUES (?, ?, ?, ?)"
-            " ON CONFLICT (session, kind) DO UPDATE SET last_turn = excluded.last_turn, updated_at = excluded.updated_at",
-            (session, kind, last_turn, now))
+            "INSERT INTO graph_progress (workspace, session, kind, last_turn, updated_at) VALUES (?, ?, ?, ?, ?)"
+            " ON CONFLICT (workspace, session, kind) DO UPDATE SET last_turn = excluded.last_turn,"
+            " updated_at = excluded.updated_at", (workspace, session, kind, last_turn, now))  # fmt: skip
 
     def forget_progress(self, workspace: str, session: str) -> None:
-        self.db.execute("DELETE FROM graph_progress WHERE session = ?", (session,))
+        self.db.execute("DELETE FROM graph_progress WHERE workspace = ? AND session = ?", (workspace, session))
