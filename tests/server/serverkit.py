@@ -4,15 +4,12 @@
 from __future__ import annotations
 
 import socket
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-
-import uvicorn
 
 from kenning.clock import SystemClock
 from kenning.config import Settings
@@ -26,6 +23,7 @@ from kenning.store.server.postgres import PostgresServerStore
 from kenning.store.server.protocol import Role
 from kenning.sync.client import Link, SyncClient, WorkspaceReport
 from kenning.sync.http import HttpTransport
+from live_server import serving
 
 
 def free_port() -> int:
@@ -44,21 +42,10 @@ class Running:
 def running_server(dsn: str, *, limits: Limits = Limits(rate=1000, burst=1000)) -> Iterator[Running]:
     """The server app under uvicorn in a thread, on 127.0.0.1 (real HTTP), over ``dsn``."""
     store = PostgresServerStore.open(dsn, max_size=8)
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(create_server_app(store, limits=limits), host="127.0.0.1", port=port,
-                                           log_level="warning", lifespan="off"))  # fmt: skip
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if time.monotonic() > deadline:
-            raise RuntimeError("the test server did not start")
-        time.sleep(0.02)
     try:
-        yield Running(f"http://127.0.0.1:{port}", store)
+        with serving(create_server_app(store, limits=limits)) as url:
+            yield Running(url, store)
     finally:
-        server.should_exit = True
-        thread.join(timeout=30)
         store.close()
 
 

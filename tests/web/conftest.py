@@ -4,8 +4,6 @@ browser tests (tests/web/test_browser.py)."""
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -61,28 +59,11 @@ def seeded(core: Core, tmp_path: Path) -> Seeded:
 @pytest.fixture
 def served(core: Core, seeded: Seeded) -> Iterator[Served]:
     """The app on a real uvicorn server on loopback, as `kenning ui` runs it."""
-    import uvicorn
+    from live_server import serving
 
-    from kenning.web.local import bind
-
-    sock = bind(0)
-    port = sock.getsockname()[1]
     auth = LocalTokenAuth()
-    app = create_app(shared_core(core), auth)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert server.started, "uvicorn did not start"
-    base = f"http://127.0.0.1:{port}"
-    try:
+    with serving(create_app(shared_core(core), auth), timeout=10) as base:
         yield Served(auth.url(base), base, auth, core)
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-        sock.close()
 
 
 @pytest.fixture(scope="module")

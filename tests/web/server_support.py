@@ -1,6 +1,7 @@
 """The team server's pages for the tests: a real server app (API and pages, one ASGI
-application) under uvicorn on loopback, over a real PostgreSQL database of its own that holds
-both the server's tables and the memory store (tests/postgres_server.py), with a team:
+application) under uvicorn on loopback (tests/live_server.py), over a real PostgreSQL database
+of its own that holds both the server's tables and the memory store (tests/server/pgserver.py,
+the team server tests' own databases), with a team:
 
 - ``acme``: alice (owner) and bob (viewer);
 - ``globex``: carol (owner) and alice (member).
@@ -15,8 +16,6 @@ from __future__ import annotations
 
 import re
 import sys
-import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -25,11 +24,11 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import uvicorn
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for postgres_server
+sys.path.append(str(Path(__file__).resolve().parents[1] / "server"))  # tests/server, for pgserver
 
-import postgres_server as pg  # noqa: E402
+import pgserver  # noqa: E402
+
 from kenning.clock import FixedClock  # noqa: E402
 from kenning.config import Settings  # noqa: E402
 from kenning.core.service import Core  # noqa: E402
@@ -40,37 +39,12 @@ from kenning.store.postgres.stores import PostgresStores  # noqa: E402
 from kenning.store.server.postgres import PostgresServerStore  # noqa: E402
 from kenning.store.server.protocol import Role  # noqa: E402
 from kenning.web.app import LOCAL_HOSTS  # noqa: E402
-from kenning.web.local import bind  # noqa: E402
+from live_server import serving  # noqa: E402
 
-TEMPLATE = "kenning_web_server_template"
 PROJECT = "github.com/acme/shop"
 ACME_TEXT = "Deploys of the shop go out from the release branch only"
 ACME_SCRIPT = "<script>document.title='pwned'</script> stays text on the server too"
 GLOBEX_TEXT = "Globex keeps its invoices in the ledger service, never in the shop"
-
-
-def _roles(conn: Any) -> None:
-    for role, options in ((pg.OWNER, "LOGIN"), (pg.APP, "NOLOGIN")):
-        if conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchone() is None:
-            conn.execute(f"CREATE ROLE {role} {options}")
-    conn.execute(f"GRANT {pg.APP} TO {pg.OWNER}")
-
-
-def _migrate(database: str) -> None:
-    from kenning.store.server.postgres import migrate
-
-    migrate(pg.dsn(database, pg.OWNER))  # the memory store's sets, then the server's
-
-
-def fresh_database() -> str:
-    """A database with the server's and the memory store's schemas; its DSN as their owner."""
-    pg.require()
-    pg.ensure_template(TEMPLATE, _migrate, before=_roles)
-    return pg.dsn(pg.fresh_database(template=TEMPLATE), pg.OWNER)
-
-
-def drop(dsn: str) -> None:
-    pg.drop_database(dsn.rsplit("/", 1)[-1].split("?", 1)[0])
 
 
 @dataclass
@@ -131,7 +105,7 @@ def csrf_of(client: httpx.Client, path: str = "/memory") -> str:
 @contextmanager
 def team_server(*, signin_rate: float = 50.0, signin_burst: int = 200, secure: bool = False) -> Iterator[Team]:
     """The whole server (API and pages) under uvicorn on 127.0.0.1, with the team above."""
-    dsn = fresh_database()
+    dsn = pgserver.fresh_database()
     clock = FixedClock(datetime.now(UTC))
     store = PostgresServerStore.open(dsn, max_size=6)
     stores = PostgresStores(open_database(dsn, max_size=4))
@@ -144,31 +118,17 @@ def team_server(*, signin_rate: float = 50.0, signin_burst: int = 200, secure: b
         store.set_member("globex", acc["alice"], Role.MEMBER)
         scopes = {"alice": ["acme", "globex"], "bob": ["acme"], "carol": ["globex"]}
         pages = PagesConfig(hosts=tuple(LOCAL_HOSTS), signin_rate=signin_rate, signin_burst=signin_burst, secure=secure)
-        app = create_server_app(store, clock=clock, pages=pages)
-        sock = bind(0)
-        port = sock.getsockname()[1]
-        server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off"))
-        thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-        thread.start()
-        deadline = time.monotonic() + 30
-        while not server.started and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert server.started, "uvicorn did not start"
-        team = Team(f"http://127.0.0.1:{port}", store, clock, stores, acc)
-        for name, workspaces in scopes.items():
-            token = new_token()
-            store.add_device(acc[name], f"{name}-laptop", workspaces, token_hash(token), now)
-            team.tokens[name] = token
-        team.refs["acme"] = team.remember("alice", "acme", ACME_TEXT)
-        team.refs["script"] = team.remember("alice", "acme", ACME_SCRIPT)
-        team.refs["globex"] = team.remember("carol", "globex", GLOBEX_TEXT)
-        try:
+        with serving(create_server_app(store, clock=clock, pages=pages)) as url:
+            team = Team(url, store, clock, stores, acc)
+            for name, workspaces in scopes.items():
+                token = new_token()
+                store.add_device(acc[name], f"{name}-laptop", workspaces, token_hash(token), now)
+                team.tokens[name] = token
+            team.refs["acme"] = team.remember("alice", "acme", ACME_TEXT)
+            team.refs["script"] = team.remember("alice", "acme", ACME_SCRIPT)
+            team.refs["globex"] = team.remember("carol", "globex", GLOBEX_TEXT)
             yield team
-        finally:
-            server.should_exit = True
-            thread.join(timeout=30)
-            sock.close()
     finally:
         stores.close()
         store.close()
-        drop(dsn)
+        pgserver.drop(dsn)
