@@ -49,33 +49,42 @@ TARGET_MS = 200.0
 HZ = os.sysconf("SC_CLK_TCK")
 
 
+def seed_workspace(core: Core, home: Path, size: int) -> str:
+    """The memory side of the store (not measured), through kenning's own core: the corpus, the
+    shop project's checkout, 20 decision docs and 20 proposals waiting. Returns a ref to open the
+    card of. bench/web_server_pages.py seeds the server's workspace and its local twin with it."""
+    memories = make_memories(size)
+    with core.store.transaction():
+        for memory in memories:
+            core.store.insert(memory)
+    place = core.place(project=PROJECT)
+    checkout = home / "checkout"
+    for path in PROJECTS[PROJECT]["files"][1:]:  # the first one is gone: its citations are dropped
+        (checkout / path).parent.mkdir(parents=True, exist_ok=True)
+        (checkout / path).write_text("export const total = 1;\n", encoding="utf-8")
+    core.store.upsert_scope(ScopeRow(core.workspace, PROJECT, "project", "shop", str(checkout), "", NOW))
+    for i in range(20):
+        core.record_decision(place, RememberRequest(
+            text=f"We keep service {i} behind the gateway", kind=Kind.DECISION, reason="one place for auth",
+            origin=Origin.PERSON, source="cli", title=f"Gateway {i}"))  # fmt: skip
+    mine = [m.ref for m in memories if m.scope == PROJECT][:60]
+    for i in range(0, 40, 2):
+        core.propose(place, "merge", mine[i : i + 2], text=f"Merged claim number {i} about the checkout")
+    return mine[-1]
+
+
 def seed(home: Path, size: int) -> str:
-    """The store (not measured). Returns a ref to open the card of."""
+    """The store (not measured): :func:`seed_workspace`, with hook sessions and rules beside it."""
     core = Core.open(Settings(home=home), FixedClock(NOW))
     try:
-        memories = make_memories(size)
-        with core.store.transaction():
-            for memory in memories:
-                core.store.insert(memory)
+        ref = seed_workspace(core, home, size)
         place = core.place(project=PROJECT)
-        checkout = home / "checkout"
-        for path in PROJECTS[PROJECT]["files"][1:]:  # the first one is gone: its citations are dropped
-            (checkout / path).parent.mkdir(parents=True, exist_ok=True)
-            (checkout / path).write_text("export const total = 1;\n", encoding="utf-8")
-        core.store.upsert_scope(ScopeRow(core.workspace, PROJECT, "project", "shop", str(checkout), "", NOW))
-        for i in range(20):
-            core.record_decision(place, RememberRequest(
-                text=f"We keep service {i} behind the gateway", kind=Kind.DECISION, reason="one place for auth",
-                origin=Origin.PERSON, source="cli", title=f"Gateway {i}"))  # fmt: skip
-        mine = [m.ref for m in memories if m.scope == PROJECT][:60]
-        for i in range(0, 40, 2):
-            core.propose(place, "merge", mine[i : i + 2], text=f"Merged claim number {i} about the checkout")
         for i in range(200):
             work.ensure_session(core, place, ("claude-code", "codex", "gemini")[i % 3], f"s{i}", "", forced=i % 4 == 0)
         rules.add_ready(core, "unused", n=60, project=PROJECT)
         rules.add_ready(core, "proven", n=2)
         rules.add_sentence(core, "Never store customer names in memory.")
-        return mine[-1]
+        return ref
     finally:
         core.close()
 
@@ -90,6 +99,25 @@ def serve(home: str, port: int, token: str) -> None:
     core = Core.open(Settings(home=Path(home)), FixedClock(NOW + timedelta(days=1)))
     app = create_app(shared_core(core), LocalTokenAuth(token))
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False, lifespan="off")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_up(client: httpx.Client, path: str, timeout: float = 60.0) -> None:
+    """Ask for ``path`` until the server process answers at all."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            client.get(path)
+            return
+        except httpx.TransportError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
 
 
 def cpu_seconds(pid: int) -> float:
@@ -148,24 +176,14 @@ def main(argv: list[str] | None = None) -> int:
         started = time.perf_counter()
         ref = seed(home, args.size)
         print(f"seeded {args.size} memories in {time.perf_counter() - started:.1f} s", flush=True)
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
+        port = free_port()
         token = secrets.token_urlsafe(16)
         proc = subprocess.Popen([sys.executable, __file__, "--serve", str(home), str(port), token],
                                 cwd=Path(__file__).parent)  # fmt: skip
         try:
             base = f"http://127.0.0.1:{port}"
             with httpx.Client(base_url=base, timeout=30) as client:
-                deadline = time.monotonic() + 30
-                while True:
-                    try:
-                        client.get(f"/?token={token}")
-                        break
-                    except httpx.ConnectError:
-                        if time.monotonic() > deadline:
-                            raise
-                        time.sleep(0.1)
+                wait_up(client, f"/?token={token}")
                 paths = ["/static/app.css", "/memory", f"/memory?project={PROJECT}", "/memory?q=why+tax+rounding+order+total",
                          f"/memory/{ref}", "/review", f"/retire?project={PROJECT}", f"/map?project={PROJECT}",
                          "/decisions", f"/rules?project={PROJECT}", "/rules", "/health", "/sessions", "/report"]  # fmt: skip

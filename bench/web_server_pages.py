@@ -20,12 +20,10 @@ import argparse
 import os
 import platform
 import secrets
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-from datetime import timedelta
 from pathlib import Path
 
 import httpx
@@ -33,40 +31,15 @@ import httpx
 import _postgres
 from kenning.clock import FixedClock
 from kenning.config import Settings
-from kenning.core.remember import RememberRequest
 from kenning.core.service import Core
-from kenning.model import Kind, Origin
-from kenning.store.protocol import ScopeRow
-from recall_latency import NOW, PROJECTS, make_memories
-from web_pages import PROJECT, TARGET_MS, Row, measure, report
+from recall_latency import NOW
+from web_pages import PROJECT, TARGET_MS, Row, free_port, measure, report, seed_workspace, serve, wait_up
 
 RESULTS = Path(__file__).parent / "results" / "web_server.md"
 DATABASE = "webbench"
 PAGES = ["/memory", f"/memory?project={PROJECT}", "/memory?q=why+tax+rounding+order+total", "{card}", "/review",
          f"/retire?project={PROJECT}", f"/map?project={PROJECT}", "/decisions", f"/rules?project={PROJECT}", "/health",
          "/sessions", "/report"]  # fmt: skip
-
-
-def seed(core: Core, home: Path, size: int) -> str:
-    """The workspace's memory (not measured), through kenning's own core; a ref to open."""
-    memories = make_memories(size)
-    with core.store.transaction():
-        for memory in memories:
-            core.store.insert(memory)
-    place = core.place(project=PROJECT)
-    checkout = home / "checkout"
-    for path in PROJECTS[PROJECT]["files"][1:]:
-        (checkout / path).parent.mkdir(parents=True, exist_ok=True)
-        (checkout / path).write_text("export const total = 1;\n", encoding="utf-8")
-    core.store.upsert_scope(ScopeRow(core.workspace, PROJECT, "project", "shop", str(checkout), "", NOW))
-    for i in range(20):
-        core.record_decision(place, RememberRequest(
-            text=f"We keep service {i} behind the gateway", kind=Kind.DECISION, reason="one place for auth",
-            origin=Origin.PERSON, source="cli", title=f"Gateway {i}"))  # fmt: skip
-    mine = [m.ref for m in memories if m.scope == PROJECT][:60]
-    for i in range(0, 40, 2):
-        core.propose(place, "merge", mine[i : i + 2], text=f"Merged claim number {i} about the checkout")
-    return mine[-1]
 
 
 def serve_server(dsn: str, home: str, port: int) -> None:
@@ -81,35 +54,6 @@ def serve_server(dsn: str, home: str, port: int) -> None:
     store = PostgresServerStore.open(dsn, max_size=4)
     app = create_server_app(store, pages=PagesConfig(hosts=tuple(LOCAL_HOSTS)))
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False, lifespan="off")
-
-
-def serve_local(home: str, port: int, token: str) -> None:
-    import uvicorn
-
-    from kenning.web.app import create_app, shared_core
-    from kenning.web.auth import LocalTokenAuth
-
-    core = Core.open(Settings(home=Path(home)), FixedClock(NOW + timedelta(days=1)))
-    uvicorn.run(create_app(shared_core(core), LocalTokenAuth(token)), host="127.0.0.1", port=port,
-                log_level="warning", access_log=False, lifespan="off")  # fmt: skip
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_up(client: httpx.Client, path: str) -> None:
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            client.get(path)
-            return
-        except httpx.TransportError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.1)
 
 
 def measure_all(client: httpx.Client, pid: int, ref: str, n: int, tag: str) -> list[Row]:
@@ -132,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         serve_server(args.serve_server[0], args.serve_server[1], int(args.serve_server[2]))
         return 0
     if args.serve_local:
-        serve_local(args.serve_local[0], int(args.serve_local[1]), args.serve_local[2])
+        serve(args.serve_local[0], int(args.serve_local[1]), args.serve_local[2])  # as bench/web_pages.py does
         return 0
     n = 20 if args.quick else 60
     with tempfile.TemporaryDirectory(prefix="kenning-web-server-bench-") as tmp, _postgres.start() as server:
@@ -156,12 +100,12 @@ def main(argv: list[str] | None = None) -> int:
         stores = PostgresStores(open_database(dsn, max_size=2))
         core = Core(stores, FixedClock(NOW), Settings(home=home, workspace="local"))
         try:
-            ref = seed(core, home, args.size)
+            ref = seed_workspace(core, home, args.size)
         finally:
             stores.close()
         local_core = Core.open(Settings(home=home / "local"), FixedClock(NOW))
         try:
-            seed(local_core, home / "local", args.size)
+            seed_workspace(local_core, home / "local", args.size)
         finally:
             local_core.close()
         print(f"seeded {args.size} memories on PostgreSQL and SQLite in {time.perf_counter() - started:.1f} s", flush=True)
