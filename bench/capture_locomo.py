@@ -27,8 +27,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
+from _results import write_section
 from _shared_data import need
-from capture_throughput import write_section
 from kenning.capture import search as capture_search
 from kenning.capture.search import query_terms, search
 from kenning.clock import FixedClock
@@ -267,7 +267,7 @@ def main() -> None:
     args = parser.parse_args()
     text = evaluate(args.quick)
     print(text)
-    write_section(RESULTS, "## Session search on LoCoMo", text)
+    write_section(RESULTS, "## Session search on LoCoMo", text, title="# Capture benchmarks")
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ from collections import defaultdict
 from datetime import UTC, datetime
 from pathlib import Path
 
-from capture_throughput import write_section
+from _results import write_section
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "redaction"))
@@ -179,7 +179,7 @@ def main() -> None:
             lines += [f"Ordinary lines changed ({split}):", "", *[f"- `{x[:100]}`" for x in r["fp_examples"]], ""]  # type: ignore[union-attr]
     text = "\n".join(lines)
     print(text)
-    write_section(RESULTS, "## Redaction", text)
+    write_section(RESULTS, "## Redaction", text, title="# Capture benchmarks")
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import _postgres
+from _results import write_section
 from _shared_data import need
 from kenning.capture.sync import Projects, SyncSummary, discover, sync_file
 from kenning.clock import FixedClock
@@ -209,20 +210,7 @@ def main() -> None:
     ]
     text = "\n".join(lines)
     print(text)
-    write_section(RESULTS, heading, text)
-
-
-def write_section(path: Path, heading: str, body: str) -> None:
-    """Replace (or add) one section of the shared results file, keeping the others."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    old = path.read_text() if path.exists() else "# Capture benchmarks\n\n"
-    # The whole heading line, so "## Capture throughput" does not match "## Capture throughput (--quick)".
-    marker = heading + "\n"
-    if marker in old:
-        start = old.index(marker)
-        nxt = old.find("\n## ", start + len(heading))
-        old = old[:start] + old[nxt + 1:] if nxt >= 0 else old[:start]
-    path.write_text(old.rstrip() + "\n\n" + body.rstrip() + "\n")
+    write_section(RESULTS, heading, text, title="# Capture benchmarks")
 
 
 if __name__ == "__main__":

@@ -268,7 +268,7 @@ def main() -> None:
             phase(runs, loaded, repo, home, lessons, "busy")
         load_after = os.getloadavg()[0]
     header = [
-        "# Hook latency",
+        "## Hook latency",
         "",
         f"Run {datetime.now(UTC):%Y-%m-%d %H:%M} UTC on `{platform.machine()}`, {os.cpu_count()} CPUs, "
         f"Python {platform.python_version()}. Load average {load_before:.2f} before, {load_busy:.2f} with the two "
@@ -288,9 +288,10 @@ def main() -> None:
               "on wall time; on a machine shared with other jobs the CPU columns are the steadier figure.", "",
               "Command: `.venv/bin/python bench/hooks_latency.py" + (" --quick`" if args.quick else "`")]  # fmt: skip
     text = "\n".join(header + table(idle, loaded) + footer) + "\n"
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(text, encoding="utf-8")
     sys.path.insert(0, str(BENCH))
+    from _results import write_section
+
+    write_section(RESULTS, "## Hook latency", text, title="# Hook benchmarks")  # lessons.py, trigger_matching.py write there too
     from run_all import README, build_readme
 
     README.write_text(build_readme(), encoding="utf-8")

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import _lessons_corpus as corpus  # bench/ is on the path when a script here runs
+from _results import write_section
 from kenning.clock import FixedClock, to_iso
 from kenning.config import Settings
 from kenning.core import lessons as core_lessons
@@ -266,19 +267,7 @@ def main() -> None:
              f"{', '.join(o.core) or '—'} |" for o in wrong)] if wrong else []),
     ])  # fmt: skip
     print(text)
-    write_section(RESULTS, HEADING, text)
-
-
-def write_section(path: Path, heading: str, body: str) -> None:
-    """Replace (or add) one section of the shared results file, keeping the others."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    old = path.read_text() if path.exists() else "# Hook benchmarks\n\n"
-    marker = heading + "\n"
-    if marker in old:
-        start = old.index(marker)
-        nxt = old.find("\n## ", start + len(heading))
-        old = old[:start] + old[nxt + 1 :] if nxt >= 0 else old[:start]
-    path.write_text(old.rstrip() + "\n\n" + body.rstrip() + "\n")
+    write_section(RESULTS, HEADING, text, title="# Hook benchmarks")
 
 
 if __name__ == "__main__":

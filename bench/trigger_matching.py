@@ -21,6 +21,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+from _results import write_section
 from kenning.domain import matching
 
 RESULTS = Path(__file__).resolve().parent / "results" / "hooks.md"
@@ -97,19 +98,7 @@ def main() -> None:
         "hook after 5 s.",
     ])  # fmt: skip
     print(text)
-    write_section(RESULTS, text.split("\n", 1)[0], text)
-
-
-def write_section(path: Path, heading: str, body: str) -> None:
-    """Replace (or add) one section of the shared results file, keeping the others."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    old = path.read_text() if path.exists() else "# Hook benchmarks\n\n"
-    marker = heading + "\n"
-    if marker in old:
-        start = old.index(marker)
-        nxt = old.find("\n## ", start + len(heading))
-        old = old[:start] + old[nxt + 1 :] if nxt >= 0 else old[:start]
-    path.write_text(old.rstrip() + "\n\n" + body.rstrip() + "\n")
+    write_section(RESULTS, text.split("\n", 1)[0], text, title="# Hook benchmarks")
 
 
 if __name__ == "__main__":
