@@ -73,3 +73,52 @@ def test_a_batch_sees_its_own_earlier_memories_as_candidates(server_dsn: str) ->
         assert results[3].other == firm.key
     finally:
         store.close()
+
+
+def test_writers_queued_behind_a_workspace_lock_leave_the_reads_their_connections(server_dsn: str) -> None:
+    """A push holds the workspace's lock; more writers queue behind it, more than the whole
+    pool holds; a read still gets a connection and answers while they wait."""
+    import threading
+
+    store = PostgresServerStore.open(server_dsn, max_size=2, writers=2)
+    try:
+        ids = team(store)
+        now = datetime.now(UTC)
+        token = new_token()
+        store.add_device(ids["alice"], "laptop", ["acme"], token_hash(token), now)
+        grant = Grant(token_hash(token), "acme")
+        locked, release = threading.Event(), threading.Event()
+
+        def holder() -> None:
+            with store.workspace(grant, write=True) as tx:
+                tx.lock()
+                locked.set()
+                release.wait(60)
+
+        def writer() -> None:
+            with store.workspace(grant, write=True) as tx:
+                tx.lock()
+
+        threads = [threading.Thread(target=holder)] + [threading.Thread(target=writer) for _ in range(4)]
+        threads[0].start()
+        assert locked.wait(30)
+        for t in threads[1:]:
+            t.start()
+        read: list[int] = []
+
+        def reader() -> None:
+            for _ in range(3):  # more reads than the read pool has connections, one after another
+                with store.workspace(grant) as tx:
+                    read.append(tx.head())
+
+        r = threading.Thread(target=reader)
+        r.start()
+        r.join(30)
+        answered = not r.is_alive()
+        release.set()
+        for t in [*threads, r]:
+            t.join(60)
+        assert answered, "a read waited for the writers queued behind the lock"
+        assert len(read) == 3
+    finally:
+        store.close()

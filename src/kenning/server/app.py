@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+import anyio.to_thread
 import orjson
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
@@ -32,6 +34,9 @@ if TYPE_CHECKING:
     from kenning.web.common import CoreProvider
 
 log = logging.getLogger("kenning.server")
+# Threads that run the routes (each waits on PostgreSQL most of its time): room for every
+# client of a busy team to have a request in flight while writers queue for their turn.
+ROUTE_THREADS = 100
 # A request body larger than this is refused before it is read whole (a push is bounded by
 # wire.MAX_BATCH_BYTES; the rest is room for the envelope).
 MAX_BODY = wire.MAX_BATCH_BYTES + 64 * 1024
@@ -72,7 +77,12 @@ def create_server_app(store: ServerStore, *, clock: Clock | None = None, limits:
         routes_web,
     )
 
-    app = FastAPI(title="kenning team server", version="1", docs_url="/api/v1/docs", redoc_url=None,
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        anyio.to_thread.current_default_thread_limiter().total_tokens = ROUTE_THREADS
+        yield
+
+    app = FastAPI(title="kenning team server", version="1", docs_url="/api/v1/docs", redoc_url=None, lifespan=lifespan,
                   openapi_url="/api/v1/openapi.json",
                   description="Sync, memory recall and writes, accounts and devices of a kenning team server (docs/server.md).")  # fmt: skip
     app.state.store = store

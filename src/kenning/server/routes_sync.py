@@ -106,7 +106,7 @@ def push(body: PushRequest, request: Request, principal: Principal = Depends(cal
     bd = wire.batch_digest([i.model_dump() for i in body.items])
     access, _role = grant(principal, body.workspace, write=True)
     author = author_name(store, principal.account)
-    with store.workspace(access) as tx:
+    with store.workspace(access, write=True) as tx:
         tx.lock()
         prior = tx.batch(body.batch)
         if prior is not None:

@@ -92,7 +92,7 @@ def serve(dsn: str, bind: Bind, *, say: Callable[[str], None], limits: Limits = 
     try:
         app = create_server_app(store, limits=limits, pages=pages_config(bind))
         config = uvicorn.Config(
-            app, host=bind.host, port=bind.port, log_config=None, access_log=False, lifespan="off",
+            app, host=bind.host, port=bind.port, log_config=None, access_log=False, lifespan="on",
             proxy_headers=bind.behind_proxy, forwarded_allow_ips="127.0.0.1" if bind.behind_proxy else None,
             timeout_graceful_shutdown=GRACE_SECONDS,
             ssl_certfile=str(bind.tls_cert) if bind.tls_cert else None,

@@ -141,7 +141,7 @@ def session_cores(store: ServerStore, clock: Clock) -> CoreProvider:
             raise PermissionError("a server page needs a signed-in account and a workspace")
         settings = Settings(home=SERVER_HOME, workspace=viewer.workspace)
         # The session's cookie secret is its token: the data plane admits the transaction by its hash.
-        with store.workspace(Grant(token_hash(viewer.session_key), viewer.workspace)) as tx:
+        with store.workspace(Grant(token_hash(viewer.session_key), viewer.workspace), write=write) as tx:
             if not write:
                 yield Core(tx.stores(), clock, settings)
                 return

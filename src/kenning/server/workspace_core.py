@@ -60,7 +60,7 @@ def workspace_core(request: Request, principal: Principal, workspace: str, *, wr
     access, role = grant(principal, workspace, write=write)
     request.state.workspace = workspace
     clock = request.app.state.clock
-    with store.workspace(access) as tx:
+    with store.workspace(access, write=write) as tx:
         core = Core(tx.stores(), clock, Settings(home=SERVER_HOME, workspace=workspace))
         yield WorkspaceCore(core, tx, workspace, principal.account, role)
 

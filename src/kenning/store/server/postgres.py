@@ -44,9 +44,9 @@ def _configure(conn: psycopg.Connection[Any]) -> None:
     conn.commit()
 
 
-def connect_pool(dsn: str, *, min_size: int = 1, max_size: int = 10) -> Pool:
+def connect_pool(dsn: str, *, min_size: int = 1, max_size: int = 10, name: str = "kenning-server") -> Pool:
     pool: Pool = ConnectionPool(
-        dsn, min_size=min_size, max_size=max_size, open=False, name="kenning-server", configure=_configure,
+        dsn, min_size=min_size, max_size=max_size, open=False, name=name, configure=_configure,
         # Autocommit: a statement on its own is one round trip (no BEGIN and COMMIT around
         # it); what must be atomic says so with conn.transaction().
         kwargs={"row_factory": dict_row, "autocommit": True}, connection_class=psycopg.Connection,
@@ -242,11 +242,16 @@ class PgWorkspaceTx:
 class PostgresServerStore:
     """The :class:`kenning.store.server.protocol.ServerStore` on a psycopg pool."""
 
-    def __init__(self, pool: Pool) -> None:
+    def __init__(self, pool: Pool, writers: Pool | None = None) -> None:
         self.pool = pool
+        # Writers of a workspace take turns on its sequence row (WorkspaceTx.lock). A queue of
+        # them waits for one of these few connections, never for those reads and sign-ins use.
+        self.writers = writers if writers is not None else pool
 
     @classmethod
-    def open(cls, dsn: str, *, min_size: int = 1, max_size: int = 10, run_migrations: bool = True) -> PostgresServerStore:
+    def open(
+        cls, dsn: str, *, min_size: int = 1, max_size: int = 10, writers: int = 4, run_migrations: bool = True
+    ) -> PostgresServerStore:
         if run_migrations:
             migrate(dsn)
         else:
@@ -257,10 +262,13 @@ class PostgresServerStore:
 
                 raise Refused(f"the server's schema is behind ({len(behind)} migrations pending, first {behind[0]})",
                               fix="start the server once as the schema's owner so it can migrate")  # fmt: skip
-        return cls(connect_pool(dsn, min_size=min_size, max_size=max_size))
+        return cls(connect_pool(dsn, min_size=min_size, max_size=max_size),
+                   connect_pool(dsn, min_size=1, max_size=writers, name="kenning-server-writers"))  # fmt: skip
 
     def close(self) -> None:
         self.pool.close()
+        if self.writers is not self.pool:
+            self.writers.close()
 
     # -- plumbing -------------------------------------------------------------------------------
     def _rows(self, sql: str, params: Sequence[object] = ()) -> list[Row]:
@@ -450,8 +458,8 @@ class PostgresServerStore:
 
     # -- the data plane -------------------------------------------------------------------------
     @contextmanager
-    def workspace(self, grant: Grant) -> Iterator[PgWorkspaceTx]:
-        with self.pool.connection() as conn, conn.transaction():
+    def workspace(self, grant: Grant, *, write: bool = False) -> Iterator[PgWorkspaceTx]:
+        with (self.writers if write else self.pool).connection() as conn, conn.transaction():
             # SET LOCAL ROLE and the request's settings in one round trip (role is a setting too).
             conn.execute(b"SELECT set_config('role', %s, true), set_config(%s, %s, true), set_config(%s, %s, true)",
                          (schema.APP_ROLE, schema.TOKEN_SETTING, grant.token_hash, schema.WORKSPACE_SETTING,
