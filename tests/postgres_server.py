@@ -66,6 +66,9 @@ def server() -> Any:
         _sweep_stale()
         folder = _run_folder()
         folder.mkdir(mode=0o700, exist_ok=True)
+        # The wheel makes the data folder when it sees none, so two workers starting together
+        # both try and one fails (FileExistsError); made here, both find it.
+        (folder / "data").mkdir(mode=0o700, exist_ok=True)
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
