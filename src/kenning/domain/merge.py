@@ -11,7 +11,8 @@ conflict between two machines is settled by the memory model, never by the last 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import math
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
@@ -34,6 +35,22 @@ Action = Literal["store", "strengthen", "review"]
 class Placement:
     action: Action
     other: Memory | None = None  # the memory strengthened, or the firmer one contradicted
+
+
+def deciding_terms(terms: Collection[str], df: Mapping[str, int]) -> list[str]:
+    """The words of a claim's ``terms`` that every memory able to change its placement holds
+    at least one of: its rarest ``n - ceil(CONTRADICTION_OVERLAP * n) + 1`` (fewest memories
+    hold them, by ``df``; ties by the word).
+
+    Why that is enough: a memory with overlap (Jaccard) at least CONTRADICTION_OVERLAP, the
+    lower of the two thresholds, shares at least ``CONTRADICTION_OVERLAP * n`` of the n words;
+    one holding none of these could share at most ``ceil(CONTRADICTION_OVERLAP * n) - 1`` of
+    them. A search over these words finds every candidate that matters and leaves out the
+    common words, whose long lists of memories are most of a search's cost on a large store."""
+    ordered = sorted(terms, key=lambda t: (df.get(t, 0), t))
+    n = len(ordered)
+    keep = n - math.ceil(CONTRADICTION_OVERLAP * n) + 1
+    return ordered[: max(1, min(n, keep))]
 
 
 def firmer(existing: Memory, confidence: float, origin: Origin) -> bool:

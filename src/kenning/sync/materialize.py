@@ -23,6 +23,7 @@ from datetime import datetime
 from typing import Any
 
 from kenning.core.portable import text_digest
+from kenning.domain import merge
 from kenning.model import GLOBAL_SCOPE, PERSONAL_SCOPE, MemoryEvent
 from kenning.redacted import redacted
 from kenning.store.protocol import MemoryFilter, MemoryStore, ScopeRow, Stores
@@ -95,11 +96,14 @@ class MaterializingTx:
 
     def memories_like(self, scope: str, terms: Sequence[str], *, limit: int) -> list[StoredRecord]:
         """The live memory records of ``scope`` that best match ``terms``, best first: the
-        candidates of the near-duplicate and contradiction rules, found as a machine's
-        remember finds them (the memory store's BM25 search over the copy), so the server
-        applies the same rules to the same neighbours. Hidden and held memories are not in
-        the copy, so they are no one's candidates."""
-        hits = self.tx.stores().memories.search(MemoryFilter(self.workspace, [scope]), terms, limit=limit)
+        candidates of the near-duplicate and contradiction rules, from the memory store's BM25
+        search over the copy (memories written earlier in this transaction included), asked for
+        the words that can decide a placement only (:func:`kenning.domain.merge.deciding_terms`):
+        every memory close enough to matter holds one of them. Hidden and held memories are not
+        in the copy, so they are no one's candidates."""
+        memories = self.tx.stores().memories
+        asked = merge.deciding_terms(terms, memories.index_stats(self.workspace, terms).df) if terms else []
+        hits = memories.search(MemoryFilter(self.workspace, [scope]), asked, limit=limit)
         return self.tx.records(wire.MEMORY, [h.memory.ref for h in hits])
 
     # -- the rest is the wrapped transaction's ----------------------------------------------
