@@ -2,12 +2,15 @@
 a team server's REST API (docs/server.md) with this machine's device token (kenning login).
 
 The tools keep the names, descriptions and arguments agents know from ``kenning mcp``:
-recall, recall_workspaces, remember, get_memory, list_memories and memory_health (report
-only). The project of a call is read from git here (cwd, else the folder the agent tool
-started in) and sent as its scope key; the workspace is $KENNING_WORKSPACE when this device
-syncs it, else the first it syncs. What the local server's remember takes and a team server
-keeps on its own machines — replaces, index, used — is not offered. A refusal of the server
-(its status and message) becomes the tool's error result.
+recall, recall_workspaces, remember, record_decision, get_memory, list_memories,
+propose_memory_change and memory_health (report only). The project of a call is read from
+git here (cwd, else the folder the agent tool started in) and sent as its scope key; the
+workspace is $KENNING_WORKSPACE when this device syncs it, else the first it syncs.
+
+Writes are the caller's own records on the server (rows belong to their author): remember's
+``replaces`` and ``unindex`` name your own memories (a teammate's is refused: propose the
+change, which waits in its author's Needs review), ``used`` counts uses on the server's
+copy. A refusal of the server (its status and message) becomes the tool's error result.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from urllib.parse import quote
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -25,7 +28,7 @@ from pydantic import Field
 
 from kenning import __version__
 from kenning.errors import KenningError, NotFound
-from kenning.mcp.kit import Cwd, Session, Source, Strict, add_tool, writer
+from kenning.mcp.kit import Cwd, Refs, Session, Source, Strict, add_tool, writer
 from kenning.mcp.server import instructions
 from kenning.mcp.tools.across import MAX_WORKSPACES, AcrossOut, Workspace
 from kenning.mcp.tools.memory import (
@@ -45,7 +48,8 @@ from kenning.model import PERSONAL_SCOPE
 from kenning.sync.client import Link
 from kenning.sync.http import HttpTransport
 
-TOOLS = ("recall", "recall_workspaces", "remember", "get_memory", "list_memories", "memory_health")
+TOOLS = ("recall", "recall_workspaces", "remember", "record_decision", "get_memory", "list_memories",
+         "propose_memory_change", "memory_health")  # fmt: skip
 
 
 @dataclass
@@ -144,8 +148,23 @@ class RemoteRememberOut(Strict):
     ref: str
     memory: dict[str, Any] | None = None
     other: str = ""
+    superseded: list[str] = []
+    retired: list[str] = []
+    unplaced: list[str] = []
+    index: list[str] = []
+    decision_doc: dict[str, Any] | None = None
     warnings: list[str] = []
     note: str = ""
+
+
+def _remembered(answer: dict[str, Any]) -> RemoteRememberOut:
+    unknown = answer.get("unknown_used") or []
+    warnings = [*answer.get("warnings", []), *([f"used refs that match no memory: {', '.join(unknown)}"] if unknown else [])]
+    return RemoteRememberOut(outcome=answer["outcome"], ref=answer["ref"], memory=answer.get("memory"),
+                             other=answer.get("other", ""), superseded=answer.get("superseded", []),
+                             retired=answer.get("retired", []), unplaced=answer.get("unplaced", []),
+                             index=answer.get("index", []), decision_doc=answer.get("decision_doc"),
+                             warnings=warnings, note=answer.get("note", ""))  # fmt: skip
 
 
 def remember(
@@ -158,7 +177,17 @@ def remember(
     source_ref: SourceRef = "",
     subject: Subject = "",
     when: Trigger = None,
+    replaces: Annotated[
+        list[Annotated[str, Field(max_length=40)]],
+        Field(max_length=50, description="Your own memories this one supersedes (a teammate's: propose the change)."),
+    ] = [],  # noqa: B006
+    index: Annotated[bool, Field(description="Pin into the project's index (at most 25).")] = False,
+    unindex: Annotated[str, Field(max_length=40, description="Your own ref to take out when the index is full.")] = "",
     global_: Annotated[bool, Field(alias="global", description="A memory for every project.")] = False,
+    used: Annotated[
+        list[Annotated[str, Field(max_length=40)]],
+        Field(max_length=50, description="Refs that shaped the work (counted as uses)."),
+    ] = [],  # noqa: B006
     confidence: Confidence | None = None,
     session: Session = "",
     cwd: Cwd = None,
@@ -171,10 +200,62 @@ def remember(
     answer = _call(remote, "POST", "/api/v1/memories", {
         "workspace": remote.workspace, "project": _project(remote, cwd), "text": text, "kind": kind, "reason": reason,
         "rejected": rejected, "source": writer(ctx, source), "source_ref": source_ref, "subject": subject,
-        "when": when, "global": global_, "confidence": confidence, "session": session.strip()})  # fmt: skip
-    return RemoteRememberOut(outcome=answer["outcome"], ref=answer["ref"], memory=answer.get("memory"),
-                             other=answer.get("other", ""), warnings=answer.get("warnings", []),
-                             note=answer.get("note", ""))  # fmt: skip
+        "when": when, "global": global_, "confidence": confidence, "session": session.strip(),
+        "replaces": replaces, "index": index, "unindex": unindex, "used": used})  # fmt: skip
+    return _remembered(answer)
+
+
+def record_decision(
+    ctx: Context,
+    title: Annotated[str, Field(min_length=1, max_length=2000, description="The decision, in one sentence.")],
+    reasoning: Annotated[str, Field(min_length=1, max_length=4000, description="Why it was decided.")],
+    alternatives: Annotated[
+        list[Annotated[str, Field(min_length=1, max_length=500)]],
+        Field(max_length=10, description="Alternatives considered and turned down."),
+    ] = [],  # noqa: B006
+    confidence: Literal["high", "medium", "low"] | None = None,
+    source: Source = "",
+    source_ref: Annotated[str, Field(max_length=300)] = "",
+    used: Refs = [],  # noqa: B006
+    session: Session = "",
+    cwd: Cwd = None,
+) -> RemoteRememberOut:
+    """Record a decision as it is made: a decision memory plus a decision doc holding the
+    full reasoning and the alternatives turned down (same as remember with kind=decision)."""
+    remote = _remote(ctx)
+    answer = _call(remote, "POST", "/api/v1/memories", {
+        "workspace": remote.workspace, "project": _project(remote, cwd), "text": title, "kind": "decision",
+        "reason": reasoning, "rejected": "; ".join(alternatives), "source": writer(ctx, source),
+        "source_ref": source_ref, "confidence": confidence, "session": session.strip(), "used": used})  # fmt: skip
+    return _remembered(answer)
+
+
+class RemoteProposalOut(Strict):
+    review: str
+    kind: str
+    refs: list[str]
+    authors: list[str]
+    note: str
+
+
+def propose_memory_change(
+    ctx: Context,
+    type: Literal["merge", "retire", "lesson"],  # noqa: A002 - the name agents know
+    refs: Annotated[list[Annotated[str, Field(max_length=40)]], Field(min_length=1, max_length=50)],
+    text: Annotated[str, Field(max_length=2000, description="merge/lesson: the one sentence replacing the refs.")] = "",
+    when: Trigger = None,
+    why: Detail = "",
+    source: Source = "",
+    cwd: Cwd = None,
+) -> RemoteProposalOut:
+    """Propose merging, retiring or turning memories into a lesson. Changes nothing: the
+    proposal waits in Needs review of the memories' authors until a person decides."""
+    remote = _remote(ctx)
+    answer = _call(remote, "POST", "/api/v1/proposals", {
+        "workspace": remote.workspace, "project": _project(remote, cwd), "type": type, "refs": refs, "text": text,
+        "when": when, "why": why, "source": writer(ctx, source)})  # fmt: skip
+    return RemoteProposalOut(review=answer["review"], kind=answer["kind"], refs=answer["refs"],
+                             authors=answer["authors"], note=answer["note"])  # fmt: skip
 
 
 def get_memory(
@@ -187,13 +268,17 @@ def get_memory(
     out, unknown = [], []
     for ref in refs:
         try:
-            out.append(remote.transport.get(f"/api/v1/memories/{quote(ref.strip(), safe=':')}"
-                                            f"?workspace={quote(remote.workspace)}"))  # fmt: skip
+            found = remote.transport.get(f"/api/v1/memories/{quote(ref.strip(), safe=':')}"
+                                         f"?workspace={quote(remote.workspace)}")  # fmt: skip
         except KenningError as error:
             if getattr(error, "status", 0) in (400, 404) or isinstance(error, NotFound):
                 unknown.append(ref)
                 continue
             raise ToolError(error.message + (f". Fix: {error.fix}" if error.fix else "")) from error
+        if found.get("hidden") or found.get("held"):
+            unknown.append(ref)  # the author's own hidden memory: the server shows it to them, never to a session
+            continue
+        out.append(found)
     return MemoriesOut(memories=out, unknown=unknown)
 
 
@@ -252,7 +337,9 @@ def build_remote_server(link: Link, workspace: str, *, default_cwd: str | None =
     add_tool(server, recall, title="Recall memory", read_only=True)
     add_tool(server, recall_workspaces, title="Recall across workspaces", read_only=True)
     add_tool(server, remember, title="Remember", read_only=False)
+    add_tool(server, record_decision, title="Record a decision", read_only=False)
     add_tool(server, get_memory, title="Get memories by ref", read_only=True, idempotent=True)
     add_tool(server, list_memories, title="List project memories", read_only=True, idempotent=True)
+    add_tool(server, propose_memory_change, title="Propose a memory change", read_only=False, idempotent=False)
     add_tool(server, memory_health, title="Check memory health", read_only=True, idempotent=True)
     return server

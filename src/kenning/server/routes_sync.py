@@ -144,12 +144,20 @@ def _bounded(changes: list[StoredRecord]) -> list[StoredRecord]:
     return changes
 
 
+def _addressed_elsewhere(c: StoredRecord, viewer: str) -> bool:
+    """A proposal (a review record with ``for``: kenning.server.writes.propose) goes to the
+    Needs review of the memories' authors only; anyone else's machine reads it as removed."""
+    if c.kind != wire.REVIEW or c.body is None or not isinstance(c.body.get("for"), list):
+        return False
+    return viewer not in c.body["for"]
+
+
 def _change(c: StoredRecord, viewer: str) -> dict[str, Any]:
     """A change as its reader may see it. Another account's forgotten or hidden record reads
     the same way ("removed": no body, no digest of one, not marked forgotten), so a teammate
     sees a hidden memory as removed with no sign; only the owner's machines keep tombstones."""
-    visible = c.body is not None
-    body = dict(c.body) if c.body is not None else None
+    visible = c.body is not None and not _addressed_elsewhere(c, viewer)
+    body = dict(c.body) if c.body is not None and visible else None
     return {"kind": c.kind, "key": c.key, "owner": c.owner, "seq": c.seq,
             "digest": c.digest if visible or c.owner == viewer else wire.digest(None),
             "deleted": c.deleted and c.owner == viewer, "body": body}  # fmt: skip

@@ -8,7 +8,9 @@ The records stay the truth (sync pulls them); the memory store is their material
   scope registered; per-machine counters (recalled, uses, last used) are the server's own;
 - a hidden or held memory (a private record, its body for its author only): removed from
   the copy, so every reader, its author too, finds it removed, as a teammate must;
-- a record deleted (forgotten): removed, with a tombstone.
+- a record deleted (forgotten): removed, with a tombstone;
+- a decision doc record: saved as its author's doc, labelled as a machine labels a
+  teammate's (``alice/cli``), so the same title of two accounts is two docs.
 
 :class:`MaterializingTx` wraps a data-plane transaction so that every write path that goes
 through the records (:func:`kenning.sync.apply.apply_batch`: pushes, and the REST writes,
@@ -19,6 +21,7 @@ it, both are there: nothing is lost or duplicated.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -52,6 +55,18 @@ def put_memory(store: MemoryStore, workspace: str, body: Mapping[str, Any], *, p
             store.add_event(workspace, MemoryEvent(e.ref, e.at, e.event, redacted(e.detail), e.other_ref))
 
 
+def doc_label(author: str, writer: str) -> str:
+    """A decision doc's author in the server's copy: the account's name and the writing tool."""
+    return f"{author}/{writer}"
+
+
+def put_doc(store: MemoryStore, workspace: str, body: Mapping[str, Any], author: str) -> None:
+    """Write a decision doc record's body into the copy (its reasoning replaced, in place)."""
+    doc = records.doc_of(body, workspace, author=doc_label(author, str(body.get("author", ""))))
+    existing = store.decision_doc(workspace, doc.scope, doc.title, doc.author)
+    store.save_decision_doc(replace(doc, id=existing.id if existing else 0))
+
+
 def drop_memory(store: MemoryStore, workspace: str, ref: str, *, now: datetime) -> None:
     """A forgotten memory: out of the copy, with a tombstone (its text's digest, never the text)."""
     existing = store.get(workspace, ref)
@@ -78,6 +93,10 @@ class MaterializingTx:
             memories = self.tx.stores().memories
             with memories.transaction():
                 put_memory(memories, self.workspace, body, private=private, now=at)
+        elif kind == wire.DECISION_DOC:
+            memories = self.tx.stores().memories
+            with memories.transaction():
+                put_doc(memories, self.workspace, body, self.author or owner)
         elif kind in materialize_kinds.MATERIALIZED:
             materialize_kinds.put(self.tx.stores(), self.workspace, kind, key, self.author or owner, body,
                                   private=private, now=at)  # fmt: skip
