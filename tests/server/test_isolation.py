@@ -120,12 +120,19 @@ def _seed_memories(store: PostgresServerStore, tokens: list[Token]) -> dict[str,
     return out
 
 
-def _check_memory_read(r: httpx.Response, ws: str, kind: str, ref: str,
-                       memories: dict[str, dict[str, tuple[str, bool]]], where: tuple[object, ...]) -> None:  # fmt: skip
-    """A memory read answers from its own workspace only, and never with a hidden memory."""
+def _check_memory_read(r: httpx.Response, ws: str, kind: str, ref: str, memories: dict[str, dict[str, tuple[str, bool]]],
+                       viewer: str, where: tuple[object, ...]) -> None:  # fmt: skip
+    """A memory read answers from its own workspace only, and never with a hidden memory but
+    to its author asking for it by ref (marked hidden); to anyone else it is a missing ref."""
     mine = {k for k, (_owner, hidden) in memories[ws].items() if not hidden}
     if kind == "get":
-        assert r.status_code == (200 if ref in mine else 404), (*where, ref, r.text)
+        owner, hidden = memories[ws].get(ref, ("", False))
+        own_hidden = ref in memories[ws] and hidden and owner == viewer
+        assert r.status_code == (200 if ref in mine or own_hidden else 404), (*where, ref, r.text)
+        if r.status_code == 200:
+            assert r.json()["ref"] == ref and r.json().get("hidden", False) == own_hidden, (*where, ref, r.text)
+        else:
+            assert r.json()["message"] == f"no memory {ref} in workspace {ws!r}", (*where, ref, r.text)
         return
     assert r.status_code == 200, (*where, r.text)
     got = [m["ref"] for m in r.json()["results" if kind == "recall" else "memories"]]
@@ -200,7 +207,7 @@ def test_random_requests_through_the_api_read_and_change_nothing_they_should_not
                     assert r.status_code in (401, 403), (seed, token.name, ws, kind, r.text)
                     assert "results" not in r.json() and "memories" not in r.json() and "text" not in r.json()
                 else:
-                    _check_memory_read(r, ws, kind, ref, memories, (seed, token.name, ws, kind))
+                    _check_memory_read(r, ws, kind, ref, memories, token.account, (seed, token.name, ws, kind))
                 continue
             if rng.random() < 0.5:
                 r = http.post("/api/v1/sync/pull", json={"workspace": ws, "after": rng.choice([0, 0, 3])}, headers=headers)
@@ -262,7 +269,7 @@ def test_row_level_security_alone_keeps_workspaces_and_hidden_bodies_apart(serve
             ws = rng.choice(WORKSPACES)
             asked = rng.choice(WORKSPACES)  # what a buggy query might filter on, or nothing
             role = _role(store, token, ws) if token is not unknown else None
-            probe = rng.randrange(8)
+            probe = rng.randrange(9)
             with store.workspace(Grant(token_hash(token.secret), ws)) as tx:
                 conn = tx.conn
                 if probe == 0:
@@ -292,6 +299,15 @@ def test_row_level_security_alone_keeps_workspaces_and_hidden_bodies_apart(serve
                             (asked if asked != ws or not (role and role.writes) else "gamma" if ws != "gamma" else "acme",
                              token.account),
                         )  # fmt: skip
+                elif probe == 8:  # a memory's record, as the by-ref read of an author's hidden memory takes it
+                    ref = rng.choice([k for refs in memories.values() for k in refs])
+                    rec = tx.record("memory", ref)
+                    owner, hidden = memories[ws].get(ref, ("", False))
+                    if not role or ref not in memories[ws]:
+                        assert rec is None, (seed, token.name, ws, ref)
+                    else:
+                        assert rec is not None and (rec.body is not None) == (not hidden or owner == token.account), (
+                            seed, token.name, ws, ref)  # fmt: skip
                 elif probe in (6, 7):  # the materialized memory store: its own workspace only, no hidden memory
                     table = "memories" if probe == 6 else "memory_postings"
                     rows = conn.execute(f"SELECT DISTINCT workspace FROM {table} WHERE workspace = %s OR true",
