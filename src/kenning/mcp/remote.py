@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 from urllib.parse import quote
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -32,17 +32,26 @@ from kenning.mcp.kit import Cwd, Refs, Session, Source, Strict, add_tool, writer
 from kenning.mcp.server import instructions
 from kenning.mcp.tools.across import MAX_WORKSPACES, AcrossOut, Workspace
 from kenning.mcp.tools.memory import (
+    Alternatives,
+    ChangeType,
     Confidence,
+    DecisionTitle,
     Detail,
     KindName,
+    Level,
     MemoriesOut,
     MemoryText,
     PageOut,
+    Pin,
+    ProposalRefs,
+    ProposalText,
+    Reasoning,
     RecallOut,
     Rejected,
     SourceRef,
     Subject,
     Trigger,
+    Used,
 )
 from kenning.model import PERSONAL_SCOPE
 from kenning.sync.client import Link
@@ -181,13 +190,10 @@ def remember(
         list[Annotated[str, Field(max_length=40)]],
         Field(max_length=50, description="Your own memories this one supersedes (a teammate's: propose the change)."),
     ] = [],  # noqa: B006
-    index: Annotated[bool, Field(description="Pin into the project's index (at most 25).")] = False,
+    index: Pin = False,
     unindex: Annotated[str, Field(max_length=40, description="Your own ref to take out when the index is full.")] = "",
     global_: Annotated[bool, Field(alias="global", description="A memory for every project.")] = False,
-    used: Annotated[
-        list[Annotated[str, Field(max_length=40)]],
-        Field(max_length=50, description="Refs that shaped the work (counted as uses)."),
-    ] = [],  # noqa: B006
+    used: Used = [],  # noqa: B006
     confidence: Confidence | None = None,
     session: Session = "",
     cwd: Cwd = None,
@@ -207,13 +213,10 @@ def remember(
 
 def record_decision(
     ctx: Context,
-    title: Annotated[str, Field(min_length=1, max_length=2000, description="The decision, in one sentence.")],
-    reasoning: Annotated[str, Field(min_length=1, max_length=4000, description="Why it was decided.")],
-    alternatives: Annotated[
-        list[Annotated[str, Field(min_length=1, max_length=500)]],
-        Field(max_length=10, description="Alternatives considered and turned down."),
-    ] = [],  # noqa: B006
-    confidence: Literal["high", "medium", "low"] | None = None,
+    title: DecisionTitle,
+    reasoning: Reasoning,
+    alternatives: Alternatives = [],  # noqa: B006
+    confidence: Level | None = None,
     source: Source = "",
     source_ref: Annotated[str, Field(max_length=300)] = "",
     used: Refs = [],  # noqa: B006
@@ -240,9 +243,9 @@ class RemoteProposalOut(Strict):
 
 def propose_memory_change(
     ctx: Context,
-    type: Literal["merge", "retire", "lesson"],  # noqa: A002 - the name agents know
-    refs: Annotated[list[Annotated[str, Field(max_length=40)]], Field(min_length=1, max_length=50)],
-    text: Annotated[str, Field(max_length=2000, description="merge/lesson: the one sentence replacing the refs.")] = "",
+    type: ChangeType,  # noqa: A002 - the name agents know
+    refs: ProposalRefs,
+    text: ProposalText = "",
     when: Trigger = None,
     why: Detail = "",
     source: Source = "",

@@ -51,6 +51,23 @@ Trigger = Annotated[
     str | None,
     Field(max_length=300, description='Lesson trigger: "shell:<regex>", "read:<glob>" or "edit:<glob>".'),
 ]
+Pin = Annotated[bool, Field(description="Pin into the project's index (at most 25).")]
+Unpin = Annotated[str, Field(max_length=40, description="Ref to take out when the index is full.")]
+Used = Annotated[
+    list[Annotated[str, Field(max_length=40)]],
+    Field(max_length=50, description="Refs that shaped the work (counted as uses)."),
+]
+# record_decision's and propose_memory_change's arguments, shared likewise.
+DecisionTitle = Annotated[str, Field(min_length=1, max_length=2000, description="The decision, in one sentence.")]
+Reasoning = Annotated[str, Field(min_length=1, max_length=4000, description="Why it was decided.")]
+Alternatives = Annotated[
+    list[Annotated[str, Field(min_length=1, max_length=500)]],
+    Field(max_length=10, description="Alternatives considered and turned down."),
+]
+Level = Literal["high", "medium", "low"]
+ChangeType = Literal["merge", "retire", "lesson"]
+ProposalRefs = Annotated[list[Annotated[str, Field(max_length=40)]], Field(min_length=1, max_length=50)]
+ProposalText = Annotated[str, Field(max_length=2000, description="merge/lesson: the one sentence replacing the refs.")]
 
 
 class RecallOut(Strict):
@@ -190,13 +207,10 @@ def remember(
     subject: Subject = "",
     when: Trigger = None,
     replaces: Refs = [],  # noqa: B006
-    index: Annotated[bool, Field(description="Pin into the project's index (at most 25).")] = False,
-    unindex: Annotated[str, Field(max_length=40, description="Ref to take out when the index is full.")] = "",
+    index: Pin = False,
+    unindex: Unpin = "",
     global_: Annotated[bool, Field(alias="global", description="A memory for every project.")] = False,
-    used: Annotated[
-        list[Annotated[str, Field(max_length=40)]],
-        Field(max_length=50, description="Refs that shaped the work (counted as uses)."),
-    ] = [],  # noqa: B006
+    used: Used = [],  # noqa: B006
     confidence: Confidence | None = None,
     session: Session = "",
     cwd: Cwd = None,
@@ -226,13 +240,10 @@ def _doc(core: Any, doc: Any) -> dict[str, Any] | None:
 
 def record_decision(
     ctx: Context,
-    title: Annotated[str, Field(min_length=1, max_length=2000, description="The decision, in one sentence.")],
-    reasoning: Annotated[str, Field(min_length=1, max_length=4000, description="Why it was decided.")],
-    alternatives: Annotated[
-        list[Annotated[str, Field(min_length=1, max_length=500)]],
-        Field(max_length=10, description="Alternatives considered and turned down."),
-    ] = [],  # noqa: B006
-    confidence: Literal["high", "medium", "low"] | None = None,
+    title: DecisionTitle,
+    reasoning: Reasoning,
+    alternatives: Alternatives = [],  # noqa: B006
+    confidence: Level | None = None,
     source: Source = "",
     source_ref: Annotated[str, Field(max_length=300)] = "",
     used: Refs = [],  # noqa: B006
@@ -323,9 +334,9 @@ def list_memories(
 
 def propose_memory_change(
     ctx: Context,
-    type: Literal["merge", "retire", "lesson"],  # noqa: A002 - the name agents know
-    refs: Annotated[list[Annotated[str, Field(max_length=40)]], Field(min_length=1, max_length=50)],
-    text: Annotated[str, Field(max_length=2000, description="merge/lesson: the one sentence replacing the refs.")] = "",
+    type: ChangeType,  # noqa: A002 - the name agents know
+    refs: ProposalRefs,
+    text: ProposalText = "",
     when: Trigger = None,
     why: Detail = "",
     source: Source = "",
