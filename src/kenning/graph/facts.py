@@ -39,6 +39,13 @@ class AddResult:
     closed: list[int] = field(default_factory=list)
 
 
+def closes_slot(predicate: str, area: str, *, replace: bool = False) -> bool:
+    """Whether a new object of this slot ends the current one(s): a single-valued predicate, a
+    decision with an area, or an explicit replace. The same rule holds wherever a fact lands
+    (added here, pulled by sync, added on the team server)."""
+    return replace or predicate in SINGLE_VALUED or bool(area)
+
+
 def predicate_id(predicate: str) -> str:
     """``Depends On`` -> ``depends_on``; letters, digits, ``_`` and ``.`` only."""
     text = re.sub(r"[\s\-]+", "_", predicate.strip().lower())
@@ -111,7 +118,7 @@ def add(
                  if f.valid_to is None or f.valid_to > start]
         if known:
             return AddResult(known[-1], False)
-        closes = replace or pred in SINGLE_VALUED or bool(slot_area)
+        closes = closes_slot(pred, slot_area, replace=replace)
         others = [f for f in store.current_in_slot(workspace, s_key, pred, slot_area) if f.object != o_key] \
             if closes else []
         # A current fact that started after this one (an older session synced late) is not

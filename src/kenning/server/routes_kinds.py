@@ -108,9 +108,28 @@ def graph_add(body: GraphAddBody, request: Request, principal: Principal = Depen
                   object_type="unknown" if body.object_kind == "entity" else "")  # fmt: skip
     author = author_name(store_of(request), principal.account)
     with workspace_core(request, principal, body.workspace, write=True) as wc:
+        graph = wc.core.stores.graph
+        slot = graph.current_in_slot(body.workspace, row.subject, row.predicate, row.area) \
+            if facts.closes_slot(row.predicate, row.area) else []  # fmt: skip
         result = _push(wc, author, wire.FACT, kinds.owned_key(wc.account, kinds.fact_identity(record)), record)
         fact = _materialized(wc, row)
-    return {"outcome": result.status, "seq": result.seq, "fact": facts.as_dict(fact) if fact else None}
+        closed = [f for f in (graph.get(body.workspace, o.id) for o in slot) if f is not None and not f.current]
+        for old in closed:
+            _end_own_record(wc, author, old)
+    return {"outcome": result.status, "seq": result.seq, "fact": facts.as_dict(fact) if fact else None,
+            "closed": [facts.as_dict(f) for f in closed]}  # fmt: skip
+
+
+def _end_own_record(wc: WorkspaceCore, author: str, fact: FactRow) -> None:
+    """The server's copy ended ``fact`` (a new object of its single-valued slot, by the rule
+    every machine applies when it pulls the new fact); when the caller stated it, the caller's
+    record ends too, as their machine's kg_add would end it. A teammate's record stays theirs:
+    their machine ends it at its next sync, by the same rule."""
+    key = kinds.owned_key(wc.account, kinds.fact_row_identity(fact))
+    held = wc.tx.record(wire.FACT, key)
+    if held is None or held.owner != wc.account or held.body is None or held.body.get("valid_to") is not None:
+        return
+    _push(wc, author, wire.FACT, key, {**held.body, "valid_to": fact.valid_to})
 
 
 def _materialized(wc: WorkspaceCore, row: FactRow) -> FactRow | None:

@@ -112,6 +112,12 @@ def fact_identity(body: Mapping[str, Any]) -> str:
                                                      "valid_from", "origin", "session", "memory_ref", "created_at")))  # fmt: skip
 
 
+def fact_row_identity(fact: FactRow) -> str:
+    """:func:`fact_identity` of the record a fact row makes, read off the row (no body built)."""
+    return identity("fact", fact.project, fact.subject, fact.predicate, fact.object, fact.object_kind, fact.area,
+                    fact.valid_from, fact.origin, fact.session, fact.memory_ref, fact.created_at)  # fmt: skip
+
+
 def fact_of(body: Mapping[str, Any], workspace: str) -> SyncedFact:
     kind = _text(body, "object_kind", limit=10)
     if kind not in ("entity", "text"):

@@ -24,6 +24,7 @@ from typing import Any
 
 from kenning.capture.sync import chunk_rows
 from kenning.clock import to_iso
+from kenning.graph import facts
 from kenning.redacted import EMPTY, Redacted, redacted
 from kenning.store.protocol import CapturedSession, FactRow, LedgerEntry, Stores, TurnRow
 from kenning.store.syncstate import SyncedRow
@@ -218,10 +219,19 @@ class LocalRecords:
         if row.object_kind == "entity":
             graph.ensure_entity(workspace, row.object, redacted(synced.object_name or row.object),
                                 synced.object_type or "unknown", now)  # fmt: skip
+        # A current fact of a single-valued slot ends the slot's current other object here as
+        # kg_add does (facts.add): whoever stated it, the newer object holds. One that started
+        # later (an older statement pulled late) is not ended; this one lands ended when it began.
+        others = [f for f in graph.current_in_slot(workspace, row.subject, row.predicate, row.area)
+                  if f.object != row.object] if row.valid_to is None and facts.closes_slot(row.predicate, row.area) else []  # fmt: skip
+        later = sorted(f.valid_from for f in others if f.valid_from > row.valid_from)
         fact_id = graph.insert(FactRow(
             0, workspace, row.project, row.subject, row.predicate, row.object, row.object_kind, row.area, row.valid_from,
-            row.valid_to, row.confidence, row.origin, row.session, row.memory_ref, row.person, redacted(row.evidence),
-            row.created_at))  # fmt: skip
+            later[0] if later else row.valid_to, row.confidence, row.origin, row.session, row.memory_ref, row.person,
+            redacted(row.evidence), row.created_at))  # fmt: skip
+        for other in others:
+            if other.valid_from <= row.valid_from:
+                graph.close(workspace, other.id, row.valid_from, fact_id)
         return Applied(str(fact_id), digest, pulled=1)
 
     def _apply_part(self, workspace: str, part: kinds.SyncedPart, digest: str) -> Applied:
