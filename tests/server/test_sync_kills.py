@@ -5,8 +5,9 @@ Three real parts: ``kenning serve`` as a process over a real PostgreSQL, the lap
 second machine (the desk) syncing in-process between rounds. Each round both machines write
 memories (the laptop also hides and forgets some), the laptop's sync starts, and once the
 server's sequence number has moved a random number of records past where the round began
-(so mid-push, at the end of the push, or during the pull) the test SIGKILLs the client, the
-server, or both. Then the server comes back on the same port, a plain sync of each machine
+(so mid-push, at the end of the push, or during the pull; or before the server has seen any
+of it: while the client starts, counts what is pending, or builds its first batch) the test
+SIGKILLs the client, the server, or both. Then the server comes back on the same port, a plain sync of each machine
 runs to the end, and the test's own ledger of what was written decides: every machine and
 the server hold exactly the memories written and not forgotten, each once with its text,
 and no memory's history holds an event twice. Captured sessions ride along: most rounds the
@@ -201,13 +202,15 @@ def test_kills_of_server_and_client_during_sync_lose_and_double_nothing(server_d
                 laptop.close()
 
             start = _head(server_dsn)
-            target = rng.randint(1, pushing + 3)
+            target = rng.randint(0, pushing + 3)
             victim = rng.choice(["client", "server", "both"])
             sync = subprocess.Popen([sys.executable, "-m", "kenning.cli", "sync", "--batch", str(BATCH), "--json"],
                                     env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
             deadline = time.monotonic() + 120
             while sync.poll() is None and _head(server_dsn) < start + min(target, pushing) and time.monotonic() < deadline:
                 time.sleep(0.005)
+            if target == 0:  # before the server saw anything: starting, counting, building the first batch
+                time.sleep(rng.uniform(0.2, 2.0))
             if target > pushing:  # past the push: into the pull, or after the end
                 time.sleep(rng.uniform(0, 0.4))
             if sync.poll() is None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Protocol
@@ -94,15 +94,24 @@ class SyncClient:
         pending = self.state.outbox(self.link.server, workspace)
         if pending is not None:  # a batch sent before a kill: the server answers it once
             self._send(workspace, pending, report)
-        items = list(self.pending_items(workspace))
-        progress(f"push {workspace}", 0, len(items))
+        # A count first, for the progress bar's total: it builds no record the server never had
+        # (and guesses a changed session's parts from its turns), so a large first sync is
+        # counted at the cost of reading the rows. Then the records stream: built as the
+        # batches take them, each batch sent and its marks kept before the next is built, so
+        # memory holds about one batch and one page of rows whatever the store's size.
+        stage = f"push {workspace}"
+        total = sum(1 for _ in self.pending_items(workspace, build=False))
+        progress(stage, 0, total)
         done = 0
-        for batch in _batches(items, self.batch_items):
+        for batch in _batches(self.pending_items(workspace), self.batch_items):
             outbox = Outbox(f"b_{uuid.uuid4().hex}", json.dumps(batch))
             self.state.set_outbox(self.link.server, workspace, outbox)
             self._send(workspace, outbox, report)
             done += len(batch)
-            progress(f"push {workspace}", done, len(items))
+            total = max(total, done)
+            progress(stage, done, total)
+        if done != total:  # the count guessed a session's parts high
+            progress(stage, done, done)
 
     def _send(self, workspace: str, outbox: Outbox, report: WorkspaceReport) -> None:
         items = json.loads(outbox.payload)
@@ -126,8 +135,11 @@ class SyncClient:
                     item["op"] == "delete", item.get("local") or (known.local if known else "")))  # fmt: skip
             self.state.clear_outbox(self.link.server, workspace)
 
-    def pending_items(self, workspace: str) -> Iterator[dict[str, Any]]:
-        """Records of ``workspace`` that changed here since the server last had them."""
+    def pending_items(self, workspace: str, *, build: bool = True) -> Iterator[dict[str, Any]]:
+        """Records of ``workspace`` that changed here since the server last had them, built one
+        at a time from rows read a page at a time. ``build=False`` (counting): a record the
+        server never had comes without its body (``{kind, key}``), and a changed session's
+        parts are guessed from its turn count."""
         rows = self.state.rows(self.link.server, workspace)
         me = self.link.account
 
@@ -136,26 +148,30 @@ class SyncClient:
             return row is None or (row.owner == me and row.digest != digest and not row.deleted)
 
         for memory in self.store.iter_all(workspace):
+            row = rows.get((wire.MEMORY, memory.ref))
+            if row is not None and (row.owner != me or row.deleted):
+                continue
+            if row is None and not build:
+                yield {"kind": wire.MEMORY, "key": memory.ref}
+                continue
             body = records.memory_body(memory, self.store.events(workspace, memory.ref))
             d = wire.digest(body)
-            if changed(wire.MEMORY, memory.ref, d):
-                row = rows.get((wire.MEMORY, memory.ref))
+            if row is None or row.digest != d:
                 yield {"kind": wire.MEMORY, "key": memory.ref, "op": "put", "digest": d, "body": body,
                        "base": row.seq if row and row.seq > 0 else 0}  # fmt: skip
         scopes = self.store.memory_scopes(workspace) + ["personal", "global"]
+        teammates = {r.local for r in rows.values() if r.kind == wire.DECISION_DOC and r.owner != me}
         for doc in self.store.decision_docs(workspace, scopes):
             key = records.SEP.join((me, records.doc_key(doc)))  # one account's docs never meet another's
             body = records.doc_body(doc)
             d = wire.digest(body)
-            if changed(wire.DECISION_DOC, key, d) and not any(
-                r.kind == wire.DECISION_DOC and r.local == str(doc.id) and r.owner != me for r in rows.values()
-            ):
+            if changed(wire.DECISION_DOC, key, d) and str(doc.id) not in teammates:
                 yield {"kind": wire.DECISION_DOC, "key": key, "op": "put", "digest": d, "body": body}
         for stone in self.store.tombstones(workspace):
             row = rows.get((wire.MEMORY, stone.key))
             if stone.kind == "memory" and row is not None and row.owner == me and not row.deleted:
                 yield {"kind": wire.MEMORY, "key": stone.key, "op": "delete", "digest": wire.digest(None)}
-        yield from self.local.pending(workspace, rows)
+        yield from self.local.pending(workspace, rows, build=build)
 
     # -- pull -----------------------------------------------------------------------------------
     def pull(self, workspace: str, report: WorkspaceReport, progress: Progress = _noop) -> None:
@@ -236,7 +252,7 @@ class SyncClient:
                 self.store.add_event(workspace, MemoryEvent(e.ref, e.at, e.event, redacted(e.detail), e.other_ref))
 
 
-def _batches(items: list[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
+def _batches(items: Iterable[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
     """Runs of at most ``size`` items and about half the byte limit (room for the envelope)."""
     batch: list[dict[str, Any]] = []
     weight = 0

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from kenning.capture.sync import chunk_rows
@@ -65,14 +66,16 @@ class LocalRecords:
         self._private: set[str] = set()  # refs of hidden or held memories (their facts travel private)
 
     # -- push -----------------------------------------------------------------------------------
-    def pending(self, workspace: str, rows: Mapping[tuple[str, str], SyncedRow]) -> Iterator[dict[str, Any]]:
+    def pending(self, workspace: str, rows: Mapping[tuple[str, str], SyncedRow], *,
+                build: bool = True) -> Iterator[dict[str, Any]]:  # fmt: skip
         """Records of the new kinds that changed here since the server last had them: puts,
-        then deletes of what is gone here (tombstones)."""
+        then deletes of what is gone here (tombstones). ``build=False``: see
+        :meth:`kenning.sync.client.SyncClient.pending_items`."""
         me = self.account
         produced: set[tuple[str, str]] = set()
         by_local = {(r.kind, r.local): r for r in rows.values() if r.local and r.kind in NEW_KINDS}
 
-        def offer(kind: str, local: str, ident: str, body: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
+        def offer(kind: str, local: str, ident: str, body: Callable[[], Mapping[str, Any]]) -> Iterator[dict[str, Any]]:
             mapped = by_local.get((kind, local))
             if mapped is not None and mapped.owner != me:
                 return  # a teammate's, kept here
@@ -82,25 +85,25 @@ class LocalRecords:
                 key = kinds.owned_key(me, f"{ident}.{n}")
                 n += 1
             produced.add((kind, key))
-            item = _put(kind, key, body, local)
             known = rows.get((kind, key))
-            if known is None or (known.owner == me and not known.deleted and known.digest != item["digest"]):
-                yield item
+            if known is None and not build:
+                yield {"kind": kind, "key": key}
+            elif known is None or (known.owner == me and not known.deleted):
+                item = _put(kind, key, body(), local)
+                if known is None or known.digest != item["digest"]:
+                    yield item
 
         graph, notes = self.stores.graph, self.stores.notes
         self._private = {m.ref for m in self.stores.memories.iter_all(workspace) if m.hidden or m.held}
-        for fact in graph.all_facts(workspace):
-            body = self._fact_body(workspace, fact)
-            yield from offer(wire.FACT, str(fact.id), kinds.fact_identity(body), body)
-        for entry in notes.all_diary(workspace):
-            body = kinds.diary_body(entry.project, entry.agent, entry.at, entry.text)
-            yield from offer(wire.DIARY, str(entry.id), kinds.identity("diary", entry.project, entry.agent, entry.at,
-                                                                         entry.text), body)  # fmt: skip
-        for value in notes.all_values(workspace):
-            body = kinds.value_body(value.project, value.key, value.value, value.updated_at)
-            yield from offer(wire.VALUE, f"{value.project}{SEP}{value.key}",
-                             kinds.identity("value", value.project, value.key), body)  # fmt: skip
-        yield from self._sessions(workspace, rows, produced)
+        for fact in graph.iter_facts(workspace):
+            yield from offer(wire.FACT, str(fact.id), kinds.fact_row_identity(fact), partial(self._fact_body, workspace, fact))
+        for e in notes.all_diary(workspace):
+            yield from offer(wire.DIARY, str(e.id), kinds.identity("diary", e.project, e.agent, e.at, e.text),
+                             partial(kinds.diary_body, e.project, e.agent, e.at, e.text))  # fmt: skip
+        for v in notes.all_values(workspace):
+            yield from offer(wire.VALUE, f"{v.project}{SEP}{v.key}", kinds.identity("value", v.project, v.key),
+                             partial(kinds.value_body, v.project, v.key, v.value, v.updated_at))  # fmt: skip
+        yield from self._sessions(workspace, rows, produced, build=build)
         forgotten = {t.key for t in self.stores.memories.tombstones(workspace) if t.kind == "session"}
         for (kind, key), row in rows.items():
             if row.owner != me or row.deleted or row.seq < 0 or kind not in NEW_KINDS or (kind, key) in produced:
@@ -112,10 +115,12 @@ class LocalRecords:
                 continue  # never deleted here; a missing one means this machine lost its copy
             yield _delete(kind, key)
 
-    def _sessions(self, workspace: str, rows: Mapping[tuple[str, str], SyncedRow],
-                  produced: set[tuple[str, str]]) -> Iterator[dict[str, Any]]:  # fmt: skip
+    def _sessions(self, workspace: str, rows: Mapping[tuple[str, str], SyncedRow], produced: set[tuple[str, str]],
+                  *, build: bool = True) -> Iterator[dict[str, Any]]:  # fmt: skip
         """A session's changed parts, then its head: the head is recorded as sent only after
-        its parts were, so an unchanged head means every part reached the server."""
+        its parts were, so an unchanged head means every part reached the server. Turns are
+        read one session at a time. ``build=False``: a changed session counts as its head and
+        the parts its turn count suggests (from the last part sent on), reading no turn."""
         me = self.account
         capture = self.stores.capture
         parts_of: dict[str, list[str]] = {}
@@ -136,6 +141,13 @@ class LocalRecords:
                 # Unchanged since it was sent whole: its parts are as they were.
                 produced.add((wire.SESSION, s.id))
                 produced.update((wire.SESSION_PART, k) for k in parts_of.get(s.id, ()))
+                continue
+            if not build:
+                produced.add((wire.SESSION, s.id))
+                produced.update((wire.SESSION_PART, k) for k in parts_of.get(s.id, ()))
+                guess = max(1, -(-s.turns // wire.PART_TURNS) - max(0, len(sent) - 1))
+                yield from ({"kind": wire.SESSION_PART, "key": s.id} for _ in range(guess))
+                yield {"kind": wire.SESSION, "key": s.id}
                 continue
             turns = [kinds.turn_record(t) for t in capture.turns(workspace, s.id, limit=ALL_TURNS)]
             parts = kinds.split_turns(turns)

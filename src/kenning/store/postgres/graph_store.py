@@ -8,11 +8,14 @@ same order. Every call runs in the workspace it names (row-level security,
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import AbstractContextManager
 
 from kenning.redacted import Redacted, ensure, stored
 from kenning.store.postgres.db import Database, Row
 from kenning.store.protocol.graph import EntityRow, FactRow
+
+PAGE = 500  # rows per read of a paged walk
 
 _SELECT = (
     "SELECT f.*, coalesce(se.name, f.subject) AS subject_name,"
@@ -165,6 +168,16 @@ class PostgresGraphStore:
     def all_facts(self, workspace: str) -> list[FactRow]:
         rows = self.db.query(_SELECT + " WHERE f.workspace = %s ORDER BY f.id", (workspace,), workspace=workspace)
         return [_fact(r) for r in rows]
+
+    def iter_facts(self, workspace: str) -> Iterator[FactRow]:
+        last = 0
+        while True:
+            rows = self.db.query(_SELECT + " WHERE f.workspace = %s AND f.id > %s ORDER BY f.id LIMIT %s",
+                                 (workspace, last, PAGE), workspace=workspace)  # fmt: skip
+            yield from map(_fact, rows)
+            if len(rows) < PAGE:
+                return
+            last = int(rows[-1]["id"])
 
     def count(self, workspace: str) -> int:
         row = self.db.one("SELECT count(*) AS n FROM graph_facts WHERE workspace = %s", (workspace,),

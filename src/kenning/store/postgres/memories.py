@@ -61,6 +61,8 @@ _STATUSES = {s.value: s for s in Status}
 _ORIGINS = {o.value: o for o in Origin}
 _CITATIONS = {c.value: c for c in Citation}
 
+PAGE = 500  # rows per read of a paged walk
+
 
 def _utc(value: datetime) -> datetime:
     return value if value.tzinfo is UTC else value.astimezone(UTC)
@@ -399,9 +401,14 @@ class PostgresMemoryStore:
         return f"{row['db'] if row else ''}:{row['n'] if row and row['n'] is not None else 0}"
 
     def iter_all(self, workspace: str) -> Iterator[Memory]:
-        rows = self.db.query("SELECT * FROM memories WHERE workspace = %s ORDER BY id", (workspace,), workspace=workspace)
-        for row in rows:
-            yield _row_to_memory(row)
+        last = 0
+        while True:  # by pages, so a walk over a large store holds one page of rows at a time
+            rows = self.db.query("SELECT * FROM memories WHERE workspace = %s AND id > %s ORDER BY id LIMIT %s",
+                                 (workspace, last, PAGE), workspace=workspace)  # fmt: skip
+            yield from map(_row_to_memory, rows)
+            if len(rows) < PAGE:
+                return
+            last = int(rows[-1]["id"])
 
     # -- search -------------------------------------------------------------------------
     def search(

@@ -8,6 +8,7 @@ time); ``valid_to`` None means the fact is current.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Protocol
@@ -119,6 +120,11 @@ class GraphStore(Protocol):
 
     def all_facts(self, workspace: str) -> list[FactRow]:
         """Every fact, by id."""
+        ...
+
+    def iter_facts(self, workspace: str) -> Iterator[FactRow]:
+        """Every fact, by id, read a page at a time (a walk over a large graph, such as sync's
+        push, holds one page of rows, not the whole graph)."""
         ...
 
     def count(self, workspace: str) -> int: ...

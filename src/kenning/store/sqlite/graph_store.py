@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
 from contextlib import AbstractContextManager
 
 from kenning.redacted import Redacted, ensure, stored
 from kenning.store.protocol.graph import EntityRow, FactRow
 from kenning.store.sqlite.db import Database
+
+PAGE = 500  # rows per read of a paged walk
 
 _SELECT = (
     "SELECT f.*, coalesce(se.name, f.subject) AS subject_name,"
@@ -152,6 +155,16 @@ class SqliteGraphStore:
 
     def all_facts(self, workspace: str) -> list[FactRow]:
         return [_fact(r) for r in self.db.query(_SELECT + " WHERE f.workspace = ? ORDER BY f.id", (workspace,))]
+
+    def iter_facts(self, workspace: str) -> Iterator[FactRow]:
+        last = 0
+        while True:
+            rows = self.db.query(_SELECT + " WHERE f.workspace = ? AND f.id > ? ORDER BY f.id LIMIT ?",
+                                 (workspace, last, PAGE))  # fmt: skip
+            yield from map(_fact, rows)
+            if len(rows) < PAGE:
+                return
+            last = int(rows[-1]["id"])
 
     def count(self, workspace: str) -> int:
         row = self.db.one("SELECT count(*) AS n FROM graph_facts WHERE workspace = ?", (workspace,))

@@ -40,6 +40,8 @@ from kenning.store.protocol import (
 from kenning.store.sqlite import hook_rows, memory_search
 from kenning.store.sqlite.db import Database
 
+PAGE = 500  # rows per read of a paged walk
+
 _COLUMNS = [
     "ref",
     "workspace",
@@ -370,8 +372,14 @@ class SqliteMemoryStore:
                               from_iso(r["last_at"])) for r in rows]  # fmt: skip
 
     def iter_all(self, workspace: str) -> Iterator[Memory]:
-        for row in self.db.query("SELECT * FROM memories WHERE workspace = ? ORDER BY id", (workspace,)):
-            yield _row_to_memory(row)
+        last = 0
+        while True:  # by pages, so a walk over a large store holds one page of rows at a time
+            rows = self.db.query("SELECT * FROM memories WHERE workspace = ? AND id > ? ORDER BY id LIMIT ?",
+                                 (workspace, last, PAGE))  # fmt: skip
+            yield from map(_row_to_memory, rows)
+            if len(rows) < PAGE:
+                return
+            last = int(rows[-1]["id"])
 
     def glances(self, workspace: str, scope: str | None = None) -> list[Glance]:
         where, params = ("workspace = ?", [workspace]) if scope is None else ("workspace = ? AND scope = ?", [workspace, scope])
