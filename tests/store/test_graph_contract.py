@@ -65,6 +65,16 @@ def test_insert_get_and_names(graph: GraphStore) -> None:
     assert [f.id for f in graph.all_facts(WS)] == [fid, text_id]
 
 
+def test_iter_facts_walks_every_fact_in_pages(graph: GraphStore) -> None:
+    """Past a page (500 rows on both engines): every fact once, by id, of its workspace only."""
+    with graph.transaction():
+        ids = [graph.insert(fact(obj=f"tool{i}")) for i in range(1_003)]
+    walked = list(graph.iter_facts(WS))
+    assert [f.id for f in walked] == ids and [f.object for f in walked] == [f"tool{i}" for i in range(1_003)]
+    assert walked == graph.all_facts(WS)
+    assert list(graph.iter_facts("other")) == []
+
+
 def test_close_set_ended_by_and_slots(graph: GraphStore) -> None:
     old = graph.insert(fact(predicate="status", obj="alpha"))
     new = graph.insert(fact(predicate="status", obj="beta", valid_from="2026-03-03T09:00:00Z"))

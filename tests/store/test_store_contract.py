@@ -181,6 +181,20 @@ def test_find_filters_orders_and_pages(store: MemoryStore) -> None:
     assert store.find(flt(())) == []
 
 
+def test_iter_all_walks_every_memory_in_pages(store: MemoryStore) -> None:
+    """Past a page (500 rows on both engines): every memory once, in the order written, of one
+    workspace only, whatever its status."""
+    written = []
+    with store.transaction():
+        for i in range(1_003):
+            m = mem(f"note {i}", workspace=WS if i % 50 else "elsewhere",
+                    status=Status.RETIRED if i % 7 == 0 else Status.ACTIVE)  # fmt: skip
+            store.insert(m)
+            written.append(m)
+    assert [m.ref for m in store.iter_all(WS)] == [m.ref for m in written if m.workspace == WS]
+    assert [m.text for m in store.iter_all("elsewhere")] == [f"note {i}" for i in range(0, 1_003, 50)]
+
+
 def test_slots_by_subject_and_subjects(store: MemoryStore) -> None:
     old = mem("dark theme", kind=Kind.PREFERENCE, subject="ui.theme", created_at=T0)
     new = mem("light theme", kind=Kind.PREFERENCE, subject="ui.theme", created_at=T0 + timedelta(days=1))
