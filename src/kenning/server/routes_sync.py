@@ -113,7 +113,8 @@ def push(body: PushRequest, request: Request, principal: Principal = Depends(cal
             if prior[0] != bd:
                 raise _conflict(body.batch)
             return {**prior[1], "replayed": True}
-        results = apply_batch(tx, body.workspace, principal.account, items, now, author=author)
+        with tx.pipelined():
+            results = apply_batch(tx, body.workspace, principal.account, items, now, author=author)
         answer = {"results": [r.as_dict() for r in results], "head": tx.head()}
         tx.save_batch(body.batch, principal.account, bd, answer, now)
     return answer

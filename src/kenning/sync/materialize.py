@@ -21,6 +21,7 @@ it, both are there: nothing is lost or duplicated.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -128,6 +129,9 @@ class MaterializingTx:
     # -- the rest is the wrapped transaction's ----------------------------------------------
     def lock(self) -> int:
         return self.tx.lock()
+
+    def pipelined(self) -> AbstractContextManager[object]:
+        return self.tx.pipelined()
 
     def head(self) -> int:
         return self.tx.head()

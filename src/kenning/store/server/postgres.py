@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
 from typing import Any, cast
 
@@ -131,6 +131,9 @@ class PgWorkspaceTx:
 
     def _one(self, sql: str, params: Sequence[object]) -> Row | None:
         return self.conn.execute(sql.encode(), params).fetchone()
+
+    def pipelined(self) -> AbstractContextManager[object]:
+        return self.conn.pipeline()
 
     def lock(self) -> int:
         row = self._one("UPDATE workspace_seq SET last = last WHERE workspace = %s RETURNING last", (self.ws,))

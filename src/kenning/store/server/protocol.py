@@ -124,6 +124,11 @@ class WorkspaceTx(Protocol):
         """Serialize writers of the workspace until the transaction ends; the current head."""
         ...
 
+    def pipelined(self) -> AbstractContextManager[object]:
+        """Statements whose answers nothing reads go out without waiting for them until one is
+        read (a push writes a dozen rows a record while it holds the workspace's lock)."""
+        ...
+
     def head(self) -> int: ...
     def batch(self, batch_id: str) -> tuple[str, Mapping[str, Any]] | None:
         """A batch this workspace already applied: its digest and the answer it got."""
