@@ -6,7 +6,9 @@ materialized copy, writes earlier in the same batch included."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
+import pytest
 from serverkit import team
 
 from kenning.ids import new_ref
@@ -122,3 +124,43 @@ def test_writers_queued_behind_a_workspace_lock_leave_the_reads_their_connection
         assert len(read) == 3
     finally:
         store.close()
+
+
+def test_a_write_that_finds_no_connection_in_time_is_answered_busy_and_changes_nothing(
+    server_dsn: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every writer's connection in use past the wait: 503 'busy' with Retry-After (the sync
+    client retries on it), not a 500, and nothing written; reads still answer."""
+    import httpx
+    from serverkit import running_server
+
+    from kenning.store.server import postgres
+
+    monkeypatch.setattr(postgres, "WAIT_SECONDS", 0.5)
+    with running_server(server_dsn) as srv:
+        ids = team(srv.store)
+        now = datetime.now(UTC)
+        token = new_token()
+        srv.store.add_device(ids["alice"], "laptop", ["acme"], token_hash(token), now)
+        held = [srv.store.writers.getconn() for _ in range(srv.store.writers.max_size)]
+        try:
+            with httpx.Client(base_url=srv.url, headers={"Authorization": f"Bearer {token}"}, timeout=30) as http:
+                item = _item("The shop deploys on Tuesday", now)
+                push = {"workspace": "acme", "batch": "b_busy_0001",
+                        "items": [{"kind": item.kind, "key": item.key, "op": "put", "digest": item.digest,
+                                   "body": item.body}]}  # fmt: skip
+                r = http.post("/api/v1/sync/push", json=push)
+                assert r.status_code == 503, r.text
+                assert r.json()["error"] == "busy" and "again" in r.json()["fix"]
+                assert int(r.headers["retry-after"]) > 0
+                pulled = http.post("/api/v1/sync/pull", json={"workspace": "acme", "after": 0, "limit": 10})
+                assert pulled.status_code == 200 and pulled.json()["changes"] == []
+        finally:
+            for conn in held:
+                srv.store.writers.putconn(conn)
+        with store_tx(srv.store, token) as tx:
+            assert tx.head() == 0
+
+
+def store_tx(store: PostgresServerStore, token: str) -> Any:
+    return store.workspace(Grant(token_hash(token), "acme"))

@@ -27,7 +27,7 @@ from kenning.errors import KenningError, NotFound
 from kenning.server.auth import Forbidden, RateLimited, RateLimiter, Unauthorized
 from kenning.server.body_limit import BodyLimit
 from kenning.server.errors import Conflict, TooLarge
-from kenning.store.server.protocol import NotPermitted, ServerStore
+from kenning.store.server.protocol import Busy, NotPermitted, ServerStore
 from kenning.sync import wire
 
 if TYPE_CHECKING:
@@ -37,6 +37,8 @@ log = logging.getLogger("kenning.server")
 # Threads that run the routes (each waits on PostgreSQL most of its time): room for every
 # client of a busy team to have a request in flight while writers queue for their turn.
 ROUTE_THREADS = 100
+# What a client is told to wait when the server is past what it can take.
+BUSY_RETRY_SECONDS = 5
 # A request body larger than this is refused before it is read whole (a push is bounded by
 # wire.MAX_BATCH_BYTES; the rest is room for the envelope).
 MAX_BODY = wire.MAX_BATCH_BYTES + 64 * 1024
@@ -148,6 +150,13 @@ def create_server_app(store: ServerStore, *, clock: Clock | None = None, limits:
     def rate_limited(request: Request, exc: RateLimited) -> Response:
         response = error(429, "rate_limited", str(exc), fix="slow down; the limit is per device token")
         response.headers["Retry-After"] = str(max(1, round(exc.wait)))
+        return response
+
+    @app.exception_handler(Busy)
+    def busy(request: Request, exc: Busy) -> Response:
+        log.warning("busy", extra={"fields": {"path": request.url.path, "problem": str(exc)}})
+        response = error(503, "busy", f"the server is busy ({exc})", fix="send the request again in a few seconds")
+        response.headers["Retry-After"] = str(BUSY_RETRY_SECONDS)
         return response
 
     @app.exception_handler(TooLarge)

@@ -17,13 +17,14 @@ from typing import Any, cast
 import psycopg
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
-from psycopg_pool import ConnectionPool
+from psycopg_pool import ConnectionPool, PoolTimeout
 
 from kenning.store.postgres.db import Database
 from kenning.store.postgres.stores import PostgresStores
 from kenning.store.server import schema
 from kenning.store.server.protocol import (
     Account,
+    Busy,
     Device,
     DeviceCode,
     Grant,
@@ -37,6 +38,8 @@ from kenning.store.server.protocol import (
 
 Row = dict[str, Any]
 Pool = ConnectionPool[psycopg.Connection[Row]]
+# How long a request waits for a database connection before it is answered 'busy'.
+WAIT_SECONDS = 30.0
 
 
 def _configure(conn: psycopg.Connection[Any]) -> None:
@@ -274,9 +277,23 @@ class PostgresServerStore:
             self.writers.close()
 
     # -- plumbing -------------------------------------------------------------------------------
+    @contextmanager
+    def _lend(self, pool: Pool | None = None) -> Iterator[psycopg.Connection[Row]]:
+        """A connection of ``pool`` (the readers' by default); :class:`Busy` when none comes
+        free within WAIT_SECONDS (every one is in use: the server is past what it can take)."""
+        pool = pool or self.pool
+        try:
+            conn = pool.getconn(timeout=WAIT_SECONDS)
+        except PoolTimeout as exc:
+            raise Busy(f"no database connection came free within {WAIT_SECONDS:g} s") from exc
+        try:
+            yield conn
+        finally:
+            pool.putconn(conn)
+
     def _rows(self, sql: str, params: Sequence[object] = ()) -> list[Row]:
         """One statement, atomic on its own (the connections autocommit)."""
-        with self.pool.connection() as conn:
+        with self._lend() as conn:
             cur = conn.execute(sql.encode(), params)
             return cur.fetchall() if cur.description else []
 
@@ -307,7 +324,7 @@ class PostgresServerStore:
         return [_account(r) for r in self._rows("SELECT * FROM accounts ORDER BY name")]
 
     def add_workspace(self, slug: str, name: str, owner: str, at: datetime) -> Workspace:
-        with self.pool.connection() as conn, conn.transaction():
+        with self._lend() as conn, conn.transaction():
             row = conn.execute(b"INSERT INTO workspaces (slug, name, created_at) VALUES (%s, %s, %s) RETURNING *",
                                (slug, name, at)).fetchone()  # fmt: skip
             conn.execute(b"INSERT INTO workspace_seq (workspace) VALUES (%s)", (slug,))
@@ -329,7 +346,7 @@ class PostgresServerStore:
                    (workspace, account, role.value))  # fmt: skip
 
     def remove_member(self, workspace: str, account: str) -> bool:
-        with self.pool.connection() as conn, conn.transaction():
+        with self._lend() as conn, conn.transaction():
             return conn.execute(b"DELETE FROM members WHERE workspace = %s AND account = %s",
                                 (workspace, account)).rowcount > 0  # fmt: skip
 
@@ -382,7 +399,7 @@ class PostgresServerStore:
         return [_device(r) for r in rows]
 
     def revoke_device(self, device_id: str, at: datetime) -> bool:
-        with self.pool.connection() as conn, conn.transaction():
+        with self._lend() as conn, conn.transaction():
             return conn.execute(b"UPDATE devices SET revoked_at = %s WHERE id = %s AND revoked_at IS NULL",
                                 (at, device_id)).rowcount > 0  # fmt: skip
 
@@ -440,7 +457,7 @@ class PostgresServerStore:
     def claim_web_link(
         self, token_hash: str, session_hash: str, label: str, at: datetime, expires_at: datetime
     ) -> Device | None:
-        with self.pool.connection() as conn, conn.transaction():
+        with self._lend() as conn, conn.transaction():
             link = conn.execute(
                 b"UPDATE web_links l SET used_at = %s WHERE l.token_hash = %s AND l.used_at IS NULL"
                 b" AND l.expires_at > %s AND EXISTS (SELECT 1 FROM devices d WHERE d.id = l.device"
@@ -462,7 +479,7 @@ class PostgresServerStore:
     # -- the data plane -------------------------------------------------------------------------
     @contextmanager
     def workspace(self, grant: Grant, *, write: bool = False) -> Iterator[PgWorkspaceTx]:
-        with (self.writers if write else self.pool).connection() as conn, conn.transaction():
+        with self._lend(self.writers if write else self.pool) as conn, conn.transaction():
             # SET LOCAL ROLE and the request's settings in one round trip (role is a setting too).
             conn.execute(b"SELECT set_config('role', %s, true), set_config(%s, %s, true), set_config(%s, %s, true)",
                          (schema.APP_ROLE, schema.TOKEN_SETTING, grant.token_hash, schema.WORKSPACE_SETTING,

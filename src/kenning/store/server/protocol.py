@@ -232,6 +232,11 @@ class ServerStore(Protocol):
     def close(self) -> None: ...
 
 
+class Busy(Exception):
+    """No database connection came free in time: the server is past what it can take; the
+    request may be sent again a little later."""
+
+
 class NotPermitted(Exception):
     """The data plane refused the grant: its token is not (or no longer) good for this
     workspace, or may not write there."""
