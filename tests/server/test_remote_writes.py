@@ -229,6 +229,10 @@ def test_remember_replaces_index_and_used_within_ones_own_rows(server_dsn: str, 
             room = _remember(http, alice, "The shop's banners come from the CMS", kind="fact", index=True, unindex=new["ref"])
             assert room["outcome"] == "stored" and room["memory"]["pinned"]
             assert not http.get(f"/api/v1/memories/{new['ref']}", params={"workspace": "acme"}, headers=_h(bob)).json()["pinned"]
+            # Room is made only for a memory that is written: a restatement strengthens and unpins nothing.
+            echo = _remember(http, alice, "The shop banners come from the CMS", kind="fact", index=True, unindex=room["ref"])
+            assert echo["outcome"] == "strengthened" and echo["other"] == room["ref"]
+            assert http.get(f"/api/v1/memories/{room['ref']}", params={"workspace": "acme"}, headers=_h(bob)).json()["pinned"]
             # Bad input: clear 422s, nothing written.
             before = _tables(server_dsn)
             for extra, needle in (({"replaces": "m:00000000"}, "replaces"), ({"used": [5]}, "used"),

@@ -118,7 +118,7 @@ def remember(wc: WorkspaceCore, place: Place, request: remember_mod.RememberRequ
             targets.append(_own(wc, ref, "replaces"))
     unindex = None
     if request.index:
-        pinned = [m for m in store.find(MemoryFilter(wc.workspace, [c.scope])) if m.pinned or m.index_pinned]
+        pinned = store.find(MemoryFilter(wc.workspace, [c.scope], pinned=True))
         if len(pinned) >= INDEX_PIN_CAP:
             if not request.unindex:
                 return Written(ItemResult(wire.MEMORY, "", "index_full"), None, [
@@ -132,10 +132,6 @@ def remember(wc: WorkspaceCore, place: Place, request: remember_mod.RememberRequ
     ref = new_ref()
     while wc.tx.record(wire.MEMORY, ref) is not None or store.get(wc.workspace, ref) is not None:
         ref = new_ref()
-    if unindex is not None:
-        old, events, seq = unindex
-        body = records.memory_body(old.evolve(pinned=False, index_pinned=False), [*events, MemoryEvent(old.ref, now, "unindexed")])
-        _put(wc, wire.MEMORY, old.ref, body, now, author, seq)
     memory = Memory(
         ref=ref, workspace=wc.workspace, scope=c.scope, text=c.text, kind=c.kind, confidence=c.confidence,
         origin=request.origin, created_at=now, confirmed_at=now, reason=c.reason, rejected=c.rejected,
@@ -146,6 +142,10 @@ def remember(wc: WorkspaceCore, place: Place, request: remember_mod.RememberRequ
     created = [MemoryEvent(ref, now, "created", request.source or request.origin.value)]
     before = {m.ref for m in store.by_subject(wc.workspace, [c.scope], c.subject)} if c.subject else set()
     result = _put(wc, wire.MEMORY, ref, records.memory_body(memory, created), now, author)
+    if result.status == wire.STORED and unindex is not None:  # room made only for a memory that was written
+        old, events, seq = unindex
+        body = records.memory_body(old.evolve(pinned=False, index_pinned=False), [*events, MemoryEvent(old.ref, now, "unindexed")])
+        _put(wc, wire.MEMORY, old.ref, body, now, author, seq)
     retired = []
     if result.status == wire.STORED and targets:
         for old, events, seq in targets:
