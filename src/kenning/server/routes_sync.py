@@ -76,6 +76,18 @@ class PullResponse(BaseModel):
     owners: dict[str, str] = Field(description="account id -> name, for the owners in changes")
 
 
+class RecordKey(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    kind: Literal["memory", "decision_doc", "review", "fact", "diary", "value", "session", "session_part"]
+    key: str = Field(min_length=1, max_length=wire.MAX_KEY)
+
+
+class RecordsRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    workspace: Slug
+    keys: list[RecordKey] = Field(max_length=wire.PULL_LIMIT)
+
+
 def _conflict(batch: str) -> Exception:
     return Conflict(f"batch {batch} was already applied with other content",
                     fix="give every new batch a new id; resend a batch only unchanged")  # fmt: skip
@@ -132,6 +144,23 @@ def pull(body: PullRequest, request: Request, principal: Principal = Depends(cal
     names = {m.account: m.name for m in store.members(body.workspace)}
     owners = {c.owner: names.get(c.owner, c.owner) for c in changes}
     return {"changes": [_change(c, principal.account) for c in changes], "head": head, "owners": owners}
+
+
+@router.post("/records", response_model=PullResponse, summary="Named records as they are now (as pull shows them).",
+             responses={401: {}, 403: {}, 422: {}, 429: {}})  # fmt: skip
+def records(body: RecordsRequest, request: Request, principal: Principal = Depends(caller)) -> Any:
+    """The records named, each as a pull shows it (a key the server does not hold is left out).
+    A machine asks for a teammate's record of a fact it holds under another record, when that
+    record's fact ended or left (the fact stays current while any member asserts it)."""
+    request.state.workspace = body.workspace
+    store = store_of(request)
+    access, _role = grant(store, principal, body.workspace, write=False)
+    with store.workspace(access) as tx:
+        head = tx.head()
+        found = [r for r in (tx.record(k.kind, k.key) for k in body.keys) if r is not None]
+    names = {m.account: m.name for m in store.members(body.workspace)}
+    return {"changes": [_change(c, principal.account) for c in _bounded(found)], "head": head,
+            "owners": {c.owner: names.get(c.owner, c.owner) for c in found}}  # fmt: skip
 
 
 def _bounded(changes: list[StoredRecord]) -> list[StoredRecord]:

@@ -25,7 +25,7 @@ from kenning.domain import merge
 from kenning.errors import Invalid
 from kenning.model import Kind, Memory, MemoryEvent, Status
 from kenning.redact import find_secrets
-from kenning.store.server.protocol import StoredRecord, WorkspaceTx
+from kenning.store.server.protocol import StoredRecord, WorkspaceTx, fact_slot
 from kenning.sync import kinds, records, wire
 from kenning.sync.materialize import MaterializingTx
 from kenning.text import term_set
@@ -84,6 +84,8 @@ def _apply(tx: MaterializingTx, workspace: str, account: str, item: Item, now: d
         if existing is not None and existing.deleted:
             return ItemResult(item.kind, item.key, wire.UNCHANGED, seq=existing.seq)
         seq = tx.delete(item.kind, item.key, account, item.digest, at=now)
+        if item.kind == wire.FACT and existing is not None and existing.body is not None:
+            _still_asserted(tx, existing.body, item.key, now)
         return ItemResult(item.kind, item.key, wire.STORED, seq=seq)
     if existing is not None and existing.deleted:
         return _refused(item, "forgotten", f"{item.key} was forgotten; it cannot come back")
@@ -105,6 +107,8 @@ def _apply(tx: MaterializingTx, workspace: str, account: str, item: Item, now: d
             return _refused(item, "invalid", exc.message)
         private = item.kind == wire.FACT and body.get("private") is True  # a hidden memory's fact
         seq = tx.put(item.kind, item.key, account, body, item.digest, private=private, at=now)
+        if item.kind == wire.FACT and (private or body.get("valid_to") is not None):
+            _still_asserted(tx, body, item.key, now)
         return ItemResult(item.kind, item.key, wire.STORED, seq=seq)
     try:
         memory, events = records.memory_of(body, workspace)
@@ -118,6 +122,17 @@ def _apply(tx: MaterializingTx, workspace: str, account: str, item: Item, now: d
         seq = _put_memory(tx, account, memory, events, now)
         return ItemResult(item.kind, item.key, wire.STORED, seq=seq)
     return _place_new(tx, workspace, account, memory, events, now)
+
+
+def _still_asserted(tx: MaterializingTx, body: Mapping[str, Any], key: str, now: datetime) -> None:
+    """A fact record ended, went private or was deleted. The server's copy keeps one current row
+    per fact (the first writer's; another member's record of the same fact maps onto no row):
+    each other member's record that still states it as current is materialized again, so the
+    fact stays current while any member asserts it. Their records are theirs and stay as they
+    are; a machine asks for them when their fact leaves it (``/api/v1/sync/records``)."""
+    for other in tx.facts_asserting(fact_slot(body)):
+        if other.key != key and other.body is not None:
+            tx.materialize(other, now)
 
 
 def _keep_what_server_learned(

@@ -192,6 +192,27 @@ class SyncClient:
             if not changes or cursor >= head:
                 break
         report.cursor = cursor
+        self.reassert(workspace, report)
+
+    def reassert(self, workspace: str, report: WorkspaceReport) -> None:
+        """Fact records held under another record's row that ended or left here are asked for
+        again and applied (one may bring the fact back as current: a fact stays current while
+        any member asserts it). Derived from the marks and the graph alone, so a kill before it
+        is made good by the next sync."""
+        orphans = self.local.held_under_gone(workspace, self.state.rows(self.link.server, workspace))
+        for start in range(0, len(orphans), self.page):
+            chunk = orphans[start : start + self.page]
+            answer = self.transport.post("/api/v1/sync/records", {"workspace": workspace, "keys": [
+                {"kind": r.kind, "key": r.key} for r in chunk]})  # fmt: skip
+            owners = {str(k): str(v) for k, v in (answer.get("owners") or {}).items()}
+            answered = set()
+            with self.state.transaction():
+                for change in answer["changes"]:
+                    self._apply(workspace, change, owners, report)
+                    answered.add((str(change["kind"]), str(change["key"])))
+                for row in chunk:  # not answered (the server no longer holds it): held under nothing
+                    if (row.kind, row.key) not in answered:
+                        self.state.set_row(self.link.server, workspace, replace(row, local=""))
 
     def _apply(self, workspace: str, change: Mapping[str, Any], owners: Mapping[str, str], report: WorkspaceReport) -> None:
         kind, key, owner = str(change["kind"]), str(change["key"]), str(change["owner"])

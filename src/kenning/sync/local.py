@@ -33,6 +33,7 @@ from kenning.sync import kinds, wire
 from kenning.sync.records import SEP
 
 PULLED = "pulled"  # SyncedRow.local of a session or part that came from the server
+UNDER = "~"  # SyncedRow.local of a fact record held under another record's row: "~" + that row's id
 NEW_KINDS = (wire.FACT, wire.DIARY, wire.VALUE, wire.SESSION, wire.SESSION_PART)
 ALL_TURNS = 10**9
 
@@ -113,6 +114,8 @@ class LocalRecords:
                 continue  # another machine's session, not captured here: it travels from there
             if kind in (wire.DIARY, wire.VALUE):
                 continue  # never deleted here; a missing one means this machine lost its copy
+            if kind == wire.FACT and not row.local.isdigit():
+                continue  # pulled and held under another record's row (or none): it never had one here
             yield _delete(kind, key)
 
     def _sessions(self, workspace: str, rows: Mapping[tuple[str, str], SyncedRow], produced: set[tuple[str, str]],
@@ -181,7 +184,8 @@ class LocalRecords:
         digest = str(change.get("digest", ""))
         local = known.local if known else ""
         mine = owner == self.account
-        if known is not None and known.digest == digest and body is not None and not known.deleted:
+        again = kind == wire.FACT and not local.isdigit()  # a fact held under another record: it may land now
+        if known is not None and known.digest == digest and body is not None and not known.deleted and not again:
             return Applied(local, digest)  # what this machine pushed, or already applied
         if body is None:
             return self.remove(workspace, kind, key, local, deleted=bool(change.get("deleted")) and mine)
@@ -221,10 +225,13 @@ class LocalRecords:
             return Applied(local, digest, pulled=1)
         # Two people (a teammate's capture and yours) often state the same fact, and the store
         # keeps one current copy of a fact: the copy already here stays the row of whoever wrote
-        # it first (rows belong to their author), and this record maps to no row here.
+        # it first (rows belong to their author), and this record is held under it ("~" + its
+        # id). When that row ends or leaves, the client asks for such records again
+        # (SyncClient.reassert): the fact stays current while any member asserts it.
         same = graph.same_fact(workspace, row.subject, row.predicate, row.object, row.area) if row.valid_to is None else []
-        if any(f.current for f in same):
-            return Applied("", digest)
+        held = [f for f in same if f.current]
+        if held:
+            return Applied(f"{UNDER}{held[0].id}", digest)
         now = to_iso(self.now())
         graph.ensure_entity(workspace, row.subject, redacted(synced.subject_name or row.subject),
                             synced.subject_type or "unknown", now)  # fmt: skip
@@ -279,6 +286,8 @@ class LocalRecords:
             if deleted and not any(t.kind == "session" and t.key == key for t in self.stores.memories.tombstones(workspace)):
                 self.stores.memories.add_tombstone(workspace, "session", key, "", self.now())
             return Applied(local, gone, removed=1)
+        if kind == wire.FACT and local.startswith(UNDER):
+            return Applied("", gone)  # it had no row here: another record's row holds the fact
         if kind == wire.FACT and local.isdigit():
             graph = self.stores.graph
             fact = graph.get(workspace, int(local))
@@ -292,6 +301,18 @@ class LocalRecords:
                 graph.close(workspace, fact.id, to_iso(self.now()), None)
             return Applied(local, gone, removed=1)
         return Applied(local, gone)  # a part (its session goes as a whole), a diary entry or a value
+
+    def held_under_gone(self, workspace: str, rows: Mapping[tuple[str, str], SyncedRow]) -> list[SyncedRow]:
+        """Fact records held under another record's row that is no longer current here (it
+        ended, or left with its memory or session): each may bring its fact back."""
+        graph = self.stores.graph
+        out = []
+        for row in rows.values():
+            if row.kind == wire.FACT and row.local.startswith(UNDER) and not row.deleted:
+                fact = graph.get(workspace, int(row.local[len(UNDER):])) if row.local[len(UNDER):].isdigit() else None
+                if fact is None or not fact.current:
+                    out.append(row)
+        return out
 
     def local_digest(self, workspace: str, kind: str, local: str) -> str | None:
         """The digest of a pulled record as this machine would push it now (None: not here)."""

@@ -126,6 +126,13 @@ class MaterializingTx:
         hits = memories.search(MemoryFilter(self.workspace, [scope]), asked, limit=limit)
         return self.tx.records(wire.MEMORY, [h.memory.ref for h in hits])
 
+    def materialize(self, record: StoredRecord, now: datetime) -> None:
+        """Write another member's live record into the copy again, as it is (nothing of the
+        record changes: it stays its owner's, with its number)."""
+        if record.body is not None and record.kind in materialize_kinds.MATERIALIZED:
+            materialize_kinds.put(self.tx.stores(), self.workspace, record.kind, record.key, record.owner, record.body,
+                                  private=record.private, now=now)  # fmt: skip
+
     # -- the rest is the wrapped transaction's ----------------------------------------------
     def lock(self) -> int:
         return self.tx.lock()
@@ -150,6 +157,9 @@ class MaterializingTx:
 
     def memories_on_slot(self, scope: str, subject: str, owner: str) -> list[StoredRecord]:
         return self.tx.memories_on_slot(scope, subject, owner)
+
+    def facts_asserting(self, slot: str) -> list[StoredRecord]:
+        return self.tx.facts_asserting(slot)
 
     def changes(self, after: int, limit: int) -> list[StoredRecord]:
         return self.tx.changes(after, limit)

@@ -34,6 +34,7 @@ from kenning.store.server.protocol import (
     Role,
     StoredRecord,
     Workspace,
+    fact_slot,
 )
 
 Row = dict[str, Any]
@@ -190,6 +191,16 @@ class PgWorkspaceTx:
         ).fetchall()
         return [_record(r) for r in rows]
 
+    def facts_asserting(self, slot: str) -> list[StoredRecord]:
+        rows = self.conn.execute(
+            b"SELECT r.kind, r.key, r.owner, r.seq, r.digest, r.deleted, r.private, b.body FROM record_bodies b"
+            b" JOIN records r ON r.workspace = b.workspace AND r.kind = b.kind AND r.key = b.key"
+            b" WHERE b.workspace = %s AND b.kind = 'fact' AND b.live AND b.subject = %s AND NOT b.private"
+            b" AND NOT r.deleted ORDER BY r.seq",
+            (self.ws, slot),
+        ).fetchall()
+        return [_record(r) for r in rows]
+
     def put(
         self, kind: str, key: str, owner: str, body: Mapping[str, Any], digest: str, *,
         private: bool, at: datetime,
@@ -204,8 +215,8 @@ class PgWorkspaceTx:
         )
         memory = kind == "memory"
         scope = str(body.get("scope", "")) if memory else ""
-        subject = str(body.get("subject", "")) if memory else ""
-        live = body.get("status", "active") == "active" if memory else True
+        subject = str(body.get("subject", "")) if memory else fact_slot(body) if kind == "fact" else ""
+        live = body.get("status", "active") == "active" if memory else body.get("valid_to") is None
         self.conn.execute(
             b"INSERT INTO record_bodies (workspace, kind, key, owner, private, scope, subject, live, body)"
             b" VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (workspace, kind, key) DO UPDATE"

@@ -94,6 +94,12 @@ class DeviceCode:
     claimed_at: datetime | None
 
 
+def fact_slot(body: Mapping[str, Any]) -> str:
+    """What a fact record states, as one key: its subject, predicate, object and area joined by
+    U+001F (what the graph keeps one current row of)."""
+    return "\x1f".join(str(body.get(k, "")) for k in ("subject", "predicate", "object", "area"))
+
+
 @dataclass(frozen=True)
 class StoredRecord:
     """One synced record as the server holds it. ``body`` is None when it was deleted
@@ -141,6 +147,11 @@ class WorkspaceTx(Protocol):
         ...
 
     def memories_on_slot(self, scope: str, subject: str, owner: str) -> list[StoredRecord]: ...
+    def facts_asserting(self, slot: str) -> list[StoredRecord]:
+        """Every member's current, shared (not private, not deleted) record of one fact
+        (:func:`fact_slot` of its body), oldest first."""
+        ...
+
     def put(
         self, kind: str, key: str, owner: str, body: Mapping[str, Any], digest: str, *,
         private: bool, at: datetime,

@@ -262,6 +262,16 @@ DROP INDEX IF EXISTS record_bodies_terms;
 ALTER TABLE record_bodies DROP COLUMN IF EXISTS terms;
 """
 
+# Fact records keyed by the fact they state (subject, predicate, object, area joined by U+001F,
+# in the subject column) and live while current, so the server finds every member's record of
+# one fact: the fact stays current while any of them still asserts it (kenning.sync.apply).
+_FACT_SLOTS = """
+UPDATE record_bodies SET subject = concat_ws(chr(31), body->>'subject', body->>'predicate', body->>'object', body->>'area'),
+    live = (body->>'valid_to') IS NULL
+WHERE kind = 'fact';
+CREATE INDEX record_bodies_fact ON record_bodies (workspace, subject) WHERE kind = 'fact' AND live;
+"""
+
 STEPS: list[tuple[str, str]] = [
     ("s001_app_role", _ROLE),
     ("s002_control_plane", _CONTROL),
@@ -269,6 +279,7 @@ STEPS: list[tuple[str, str]] = [
     ("s004_served_store", _SERVED_STORE),
     ("s005_web_links", _WEB_LINKS),
     ("s006_no_record_terms", _NO_RECORD_TERMS),
+    ("s007_fact_slots", _FACT_SLOTS),
 ]
 
 
