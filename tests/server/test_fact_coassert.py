@@ -126,6 +126,25 @@ def test_a_fact_whose_first_writer_hides_its_memory_stays_current_for_the_other(
             assert _current(desk) == ["alice"]
             assert "bob" not in {str(f.evidence) for f in desk.core.stores.graph.all_facts("acme")}  # nothing of his left
             assert _records(server_dsn)["alice"] == (False, None)
+
+            # /sync/records answers as pull does: bob's hidden fact reads as removed to alice, and
+            # a workspace she is not in, or a malformed ask, is refused with nothing read.
+            with psycopg.connect(server_dsn, autocommit=True) as conn:
+                keys = dict(conn.execute("SELECT a.name, r.key FROM records r JOIN accounts a ON a.id = r.owner"
+                                         " WHERE r.kind = 'fact'").fetchall())  # fmt: skip
+            with httpx.Client(base_url=srv.url, timeout=60, headers={"Authorization": f"Bearer {desk.link.token}"}) as http:
+                ask = [{"kind": "fact", "key": keys["bob"]}, {"kind": "fact", "key": keys["alice"]},
+                       {"kind": "fact", "key": "nobody\x1fnothing"}]  # fmt: skip
+                r = http.post("/api/v1/sync/records", json={"workspace": "acme", "keys": ask})
+                assert r.status_code == 200, r.text
+                answered = {c["key"]: c for c in r.json()["changes"]}
+                assert set(answered) == {keys["bob"], keys["alice"]}
+                assert answered[keys["bob"]]["body"] is None and answered[keys["bob"]]["deleted"] is False
+                assert answered[keys["alice"]]["body"]["evidence"] == "alice"
+                assert http.post("/api/v1/sync/records", json={"workspace": "beta", "keys": ask}).status_code == 403
+                assert http.post("/api/v1/sync/records", json={"workspace": "acme", "keys": [{"kind": "x", "key": "y"}]}
+                                 ).status_code == 422  # fmt: skip
+                assert http.post("/api/v1/sync/records", json={"workspace": "acme", "keys": ask * 200}).status_code == 422
         finally:
             for m in (bob, laptop, desk):
                 m.close()
