@@ -10,12 +10,14 @@ from __future__ import annotations
 import gc
 import random
 import string
+import threading
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import psycopg
+import pytest
 from serverkit import Machine, invite, running_server, team
 
 from kenning.capture.sync import chunk_rows
@@ -24,12 +26,13 @@ from kenning.model import Kind, Memory, MemoryEvent, Origin
 from kenning.redacted import EMPTY, redacted
 from kenning.store.protocol import CapturedSession, FactRow, LedgerEntry, TurnRow
 from kenning.store.sqlite.memories import PAGE
+from kenning.sync import records
 from kenning.sync.client import WorkspaceReport
 from kenning.sync.http import HttpTransport
 
-MEMORIES = 1_300  # more than two pages of rows
-FACTS = 700
-SESSIONS = 6
+MEMORIES = 1_100  # more than two pages of rows
+FACTS = 600
+SESSIONS = 4
 TURNS = 230  # three parts each
 BATCH = 100
 T0 = datetime(2026, 11, 1, tzinfo=UTC)
@@ -98,7 +101,8 @@ class Watching(HttpTransport):
         return super().post(path, body)
 
 
-def test_a_large_first_push_holds_about_one_batch_at_a_time(server_dsn: str, tmp_path: Path) -> None:
+def test_a_large_first_push_holds_about_one_batch_at_a_time(server_dsn: str, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
     with running_server(server_dsn) as srv:
         team(srv.store)
         laptop = Machine(tmp_path, "laptop", srv.url, invite(srv.store, "alice", ["acme"]))
@@ -113,25 +117,38 @@ def test_a_large_first_push_holds_about_one_batch_at_a_time(server_dsn: str, tmp
             client.push("acme", report, lambda stage, done, total: steps.append((stage, done, total)))
 
             # Everything arrived, each record once.
-            records = MEMORIES + FACTS + SESSIONS * 4  # a session: three parts and a head
-            assert report.pushed == records and not report.refused, report
+            expected = MEMORIES + FACTS + SESSIONS * 4  # a session: three parts and a head
+            assert report.pushed == expected and not report.refused, report
             with psycopg.connect(server_dsn, autocommit=True) as conn:
                 kinds = dict(conn.execute("SELECT kind, count(*) FROM records GROUP BY kind").fetchall())
             assert kinds == {"memory": MEMORIES, "fact": FACTS, "session": SESSIONS, "session_part": SESSIONS * 3}
-            assert watching.pushes >= records // BATCH
+            assert watching.pushes >= expected // BATCH
 
             # The bar had its total before the first push (the count builds no body), and ended on it.
-            assert counted == records and steps[0] == ("push acme", 0, records) and steps[-1] == ("push acme", records, records)
+            assert counted == expected and steps[0] == ("push acme", 0, expected) and steps[-1] == ("push acme", expected, expected)
 
             # Bounded: at every request about two batches of bodies (the batch, its copy read back
             # from the outbox, the next record already built) and a page of rows, whatever the
-            # number of pending rows (over 2,000 here; building them all first held them all).
+            # number of pending rows (over 1,700 here; building them all first held them all).
             assert watching.peaks["bodies"] <= 2 * BATCH + 5, watching.peaks
             assert watching.peaks["memories"] <= PAGE + 2, watching.peaks
             assert watching.peaks["facts"] <= PAGE + 2, watching.peaks
 
             # And nothing left to push.
             assert sum(1 for _ in laptop.client().pending_items("acme")) == 0
+
+            # A later sync with one memory changed: the count compares every memory the server has
+            # (it must build each to know), and the push builds only the changed one again.
+            first = laptop.core.store.get("acme", "m:00000000")
+            assert first is not None
+            laptop.core.store.update(first.evolve(text=redacted("The queue setting stays off")))
+            built: list[str] = []  # by this thread (the server in its own thread builds what it stores)
+            real, me = records.memory_body, threading.get_ident()
+            monkeypatch.setattr(records, "memory_body",
+                                lambda m, e: (built.append(m.ref) if threading.get_ident() == me else None) or real(m, e))  # fmt: skip
+            again = WorkspaceReport("acme")
+            client.push("acme", again)
+            assert again.pushed == 1 and built.count("m:00000000") == 2 and len(built) == MEMORIES + 1
         finally:
             watching.close()
             laptop.close()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Protocol
@@ -96,14 +96,20 @@ class SyncClient:
             self._send(workspace, pending, report)
         # A count first, for the progress bar's total: it builds no record the server never had
         # (and guesses a changed session's parts from its turns), so a large first sync is
-        # counted at the cost of reading the rows. Then the records stream: built as the
-        # batches take them, each batch sent and its marks kept before the next is built, so
-        # memory holds about one batch and one page of rows whatever the store's size.
+        # counted at the cost of reading the rows; of the records the server has, it keeps the
+        # keys of the changed ones, so the push builds no unchanged one again. Then the records
+        # stream: built as the batches take them, each batch sent and its marks kept before the
+        # next is built, so memory holds about one batch and one page of rows whatever the
+        # store's size (and the keys of what changed since the server had it).
         stage = f"push {workspace}"
-        total = sum(1 for _ in self.pending_items(workspace, build=False))
+        total, changed = 0, set()
+        for stub in self.pending_items(workspace, build=False):
+            total += 1
+            if stub.get("known"):
+                changed.add((stub["kind"], stub["key"]))
         progress(stage, 0, total)
         done = 0
-        for batch in _batches(self.pending_items(workspace), self.batch_items):
+        for batch in _batches(self.pending_items(workspace, recheck=changed), self.batch_items):
             outbox = Outbox(f"b_{uuid.uuid4().hex}", json.dumps(batch))
             self.state.set_outbox(self.link.server, workspace, outbox)
             self._send(workspace, outbox, report)
@@ -135,11 +141,14 @@ class SyncClient:
                     item["op"] == "delete", item.get("local") or (known.local if known else "")))  # fmt: skip
             self.state.clear_outbox(self.link.server, workspace)
 
-    def pending_items(self, workspace: str, *, build: bool = True) -> Iterator[dict[str, Any]]:
+    def pending_items(self, workspace: str, *, build: bool = True,
+                      recheck: Container[tuple[str, str]] | None = None) -> Iterator[dict[str, Any]]:  # fmt: skip
         """Records of ``workspace`` that changed here since the server last had them, built one
-        at a time from rows read a page at a time. ``build=False`` (counting): a record the
-        server never had comes without its body (``{kind, key}``), and a changed session's
-        parts are guessed from its turn count."""
+        at a time from rows read a page at a time. ``build=False`` (counting): each comes as
+        ``{kind, key}`` (with ``known: True`` when the server has an older version), and a
+        changed session's parts are guessed from its turn count. ``recheck``: of the records
+        the server has (memories, facts, diary entries, values), only these keys are built and
+        compared (the rest were found unchanged by the count)."""
         rows = self.state.rows(self.link.server, workspace)
         me = self.link.account
 
@@ -154,11 +163,17 @@ class SyncClient:
             if row is None and not build:
                 yield {"kind": wire.MEMORY, "key": memory.ref}
                 continue
+            if row is not None and recheck is not None and (wire.MEMORY, memory.ref) not in recheck:
+                continue
             body = records.memory_body(memory, self.store.events(workspace, memory.ref))
             d = wire.digest(body)
-            if row is None or row.digest != d:
-                yield {"kind": wire.MEMORY, "key": memory.ref, "op": "put", "digest": d, "body": body,
-                       "base": row.seq if row and row.seq > 0 else 0}  # fmt: skip
+            if row is not None and row.digest == d:
+                continue
+            if not build:
+                yield {"kind": wire.MEMORY, "key": memory.ref, "known": True}
+                continue
+            yield {"kind": wire.MEMORY, "key": memory.ref, "op": "put", "digest": d, "body": body,
+                   "base": row.seq if row and row.seq > 0 else 0}  # fmt: skip
         scopes = self.store.memory_scopes(workspace) + ["personal", "global"]
         teammates = {r.local for r in rows.values() if r.kind == wire.DECISION_DOC and r.owner != me}
         for doc in self.store.decision_docs(workspace, scopes):
@@ -171,7 +186,7 @@ class SyncClient:
             row = rows.get((wire.MEMORY, stone.key))
             if stone.kind == "memory" and row is not None and row.owner == me and not row.deleted:
                 yield {"kind": wire.MEMORY, "key": stone.key, "op": "delete", "digest": wire.digest(None)}
-        yield from self.local.pending(workspace, rows, build=build)
+        yield from self.local.pending(workspace, rows, build=build, recheck=recheck)
 
     # -- pull -----------------------------------------------------------------------------------
     def pull(self, workspace: str, report: WorkspaceReport, progress: Progress = _noop) -> None:

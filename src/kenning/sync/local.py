@@ -17,7 +17,7 @@ came from (the only ways a fact is deleted), or ended now when it came from neit
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Container, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
@@ -67,10 +67,10 @@ class LocalRecords:
         self._private: set[str] = set()  # refs of hidden or held memories (their facts travel private)
 
     # -- push -----------------------------------------------------------------------------------
-    def pending(self, workspace: str, rows: Mapping[tuple[str, str], SyncedRow], *,
-                build: bool = True) -> Iterator[dict[str, Any]]:  # fmt: skip
+    def pending(self, workspace: str, rows: Mapping[tuple[str, str], SyncedRow], *, build: bool = True,
+                recheck: Container[tuple[str, str]] | None = None) -> Iterator[dict[str, Any]]:  # fmt: skip
         """Records of the new kinds that changed here since the server last had them: puts,
-        then deletes of what is gone here (tombstones). ``build=False``: see
+        then deletes of what is gone here (tombstones). ``build`` and ``recheck``: see
         :meth:`kenning.sync.client.SyncClient.pending_items`."""
         me = self.account
         produced: set[tuple[str, str]] = set()
@@ -89,10 +89,12 @@ class LocalRecords:
             known = rows.get((kind, key))
             if known is None and not build:
                 yield {"kind": kind, "key": key}
-            elif known is None or (known.owner == me and not known.deleted):
+            elif known is None:
+                yield _put(kind, key, body(), local)
+            elif known.owner == me and not known.deleted and (recheck is None or (kind, key) in recheck):
                 item = _put(kind, key, body(), local)
-                if known is None or known.digest != item["digest"]:
-                    yield item
+                if known.digest != item["digest"]:
+                    yield item if build else {"kind": kind, "key": key, "known": True}
 
         graph, notes = self.stores.graph, self.stores.notes
         self._private = {m.ref for m in self.stores.memories.iter_all(workspace) if m.hidden or m.held}
