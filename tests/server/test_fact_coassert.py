@@ -11,6 +11,8 @@ import psycopg
 from serverkit import Machine, invite, running_server, team
 
 from kenning.graph import facts
+from kenning.store.server.protocol import fact_slot
+from kenning.store.server.schema import FACT_SLOT_SQL
 
 PROJECT = "github.com/acme/shop"
 
@@ -115,9 +117,16 @@ def test_a_fact_whose_first_writer_hides_its_memory_stays_current_for_the_other(
             bob.sync()
             facts.add(laptop.core.stores.graph, laptop.core.clock, "acme", "shop", "uses", "Redis", project=PROJECT,
                       evidence="alice")  # fmt: skip
+            facts.add(laptop.core.stores.graph, laptop.core.clock, "acme", "shop", "decided", "Crème brûlée — “ünïcode”",
+                      object_kind="text", area="désserts", project=PROJECT)  # fmt: skip
             laptop.sync()
             desk.sync()
             assert _current(desk) == ["bob"] and _served(srv.url, bob.link.token) == ["bob"]
+            # The server keys a fact record by what it states the same way in Python (a push) and
+            # in SQL (the migration that keyed the records pushed before it).
+            with psycopg.connect(server_dsn, autocommit=True) as conn:
+                slots = conn.execute(f"SELECT subject, {FACT_SLOT_SQL}, body FROM record_bodies WHERE kind = 'fact'").fetchall()
+            assert len(slots) == 3 and all(a == b == fact_slot(body) for a, b, body in slots), slots
 
             bob.core.hide(memory.memory.ref)
             bob.sync()
@@ -131,7 +140,8 @@ def test_a_fact_whose_first_writer_hides_its_memory_stays_current_for_the_other(
             # a workspace she is not in, or a malformed ask, is refused with nothing read.
             with psycopg.connect(server_dsn, autocommit=True) as conn:
                 keys = dict(conn.execute("SELECT a.name, r.key FROM records r JOIN accounts a ON a.id = r.owner"
-                                         " WHERE r.kind = 'fact'").fetchall())  # fmt: skip
+                                         " JOIN record_bodies b USING (workspace, kind, key)"
+                                         " WHERE r.kind = 'fact' AND b.body->>'object' = 'redis'").fetchall())  # fmt: skip
             with httpx.Client(base_url=srv.url, timeout=60, headers={"Authorization": f"Bearer {desk.link.token}"}) as http:
                 ask = [{"kind": "fact", "key": keys["bob"]}, {"kind": "fact", "key": keys["alice"]},
                        {"kind": "fact", "key": "nobody\x1fnothing"}]  # fmt: skip

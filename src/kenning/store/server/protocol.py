@@ -14,6 +14,7 @@ Two planes:
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -95,9 +96,11 @@ class DeviceCode:
 
 
 def fact_slot(body: Mapping[str, Any]) -> str:
-    """What a fact record states, as one key: its subject, predicate, object and area joined by
-    U+001F (what the graph keeps one current row of)."""
-    return "\x1f".join(str(body.get(k, "")) for k in ("subject", "predicate", "object", "area"))
+    """What a fact record states, as one key: the SHA-256 (hex) of its subject, predicate,
+    object and area joined by U+001F (what the graph keeps one current row of; hashed, as an
+    object may be long text and the key is indexed)."""
+    joined = "\x1f".join(str(body.get(k, "")) for k in ("subject", "predicate", "object", "area"))
+    return hashlib.sha256(joined.encode()).hexdigest()
 
 
 @dataclass(frozen=True)

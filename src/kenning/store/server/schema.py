@@ -262,13 +262,14 @@ DROP INDEX IF EXISTS record_bodies_terms;
 ALTER TABLE record_bodies DROP COLUMN IF EXISTS terms;
 """
 
-# Fact records keyed by the fact they state (subject, predicate, object, area joined by U+001F,
-# in the subject column) and live while current, so the server finds every member's record of
-# one fact: the fact stays current while any of them still asserts it (kenning.sync.apply).
-_FACT_SLOTS = """
-UPDATE record_bodies SET subject = concat_ws(chr(31), body->>'subject', body->>'predicate', body->>'object', body->>'area'),
-    live = (body->>'valid_to') IS NULL
-WHERE kind = 'fact';
+# Fact records keyed by the fact they state (protocol.fact_slot: the SHA-256 of subject,
+# predicate, object and area joined by U+001F, in the subject column) and live while current,
+# so the server finds every member's record of one fact: the fact stays current while any of
+# them still asserts it (kenning.sync.apply).
+FACT_SLOT_SQL = ("encode(sha256(convert_to(concat_ws(chr(31), body->>'subject', body->>'predicate', body->>'object',"
+                 " body->>'area'), 'UTF8')), 'hex')")  # fmt: skip
+_FACT_SLOTS = f"""
+UPDATE record_bodies SET subject = {FACT_SLOT_SQL}, live = (body->>'valid_to') IS NULL WHERE kind = 'fact';
 CREATE INDEX record_bodies_fact ON record_bodies (workspace, subject) WHERE kind = 'fact' AND live;
 """
 
