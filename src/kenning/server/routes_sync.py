@@ -154,7 +154,7 @@ def records(body: RecordsRequest, request: Request, principal: Principal = Depen
     record's fact ended or left (the fact stays current while any member asserts it)."""
     request.state.workspace = body.workspace
     store = store_of(request)
-    access, _role = grant(store, principal, body.workspace, write=False)
+    access, _role = grant(principal, body.workspace, write=False)
     with store.workspace(access) as tx:
         head = tx.head()
         found = [r for r in (tx.record(k.kind, k.key) for k in body.keys) if r is not None]
