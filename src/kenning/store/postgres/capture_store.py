@@ -13,9 +13,8 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-import orjson
-
 from kenning.redacted import Redacted, ensure, stored
+from kenning.store.capture_rows import chunk_of, dumps, guard_calls, session_of, turn_of
 from kenning.store.postgres import capture_search
 from kenning.store.postgres.chunk_terms import postings
 from kenning.store.postgres.db import Database
@@ -55,20 +54,6 @@ _CHUNK_COLUMNS = ("workspace, id, session, turn, part, role, body, context, at, 
 _CHUNK_TYPES = ("text[], bigint[], text[], bigint[], int[], text[], text[], text[], text[], text[], text[], text[],"
                 " int[], float8[], int[], int[]")  # fmt: skip
 
-
-def _dumps(value: list[Any]) -> str:
-    # As the SQLite store writes it: orjson, or json for what orjson refuses (a lone surrogate).
-    if not value:
-        return "[]"
-    try:
-        return orjson.dumps(value).decode()
-    except TypeError:
-        return json.dumps(value)
-
-
-def _guard_calls(calls: list[dict[str, Redacted | str]]) -> list[dict[str, str]]:
-    """A call's input (a command, a path) is text someone wrote: redacted whatever the caller did."""
-    return [{k: str(ensure(v)) if k == "input" else str(v) for k, v in call.items()} for call in calls]
 
 _INSERT_POSTINGS = (
     b"WITH added AS (INSERT INTO capture_postings (workspace, term, chunk, body_n, context_n, length)"
@@ -184,7 +169,7 @@ class PostgresCaptureStore:
             chunk_rows: list[tuple[Any, ...]] = []
             for t, turn_id in zip(new, turn_ids, strict=True):
                 turn_rows.append((workspace, turn_id, t.session, t.uid, entry.key, t.role, _text(ensure(t.text)), t.at,
-                                  _dumps(_guard_calls(t.tool_calls)), _dumps(t.files), t.subagent))
+                                  dumps(guard_calls(t.tool_calls)), dumps(t.files), t.subagent))
                 chunk_rows.extend((workspace, next(chunk_ids), t.session, turn_id, c.part, c.role,
                                    _text(ensure(c.body)), _text(ensure(c.context)), t.at, t.project, t.tool, c.type,
                                    c.importance, c.confidence, c.rules_version) for c in t.chunks)
@@ -249,12 +234,12 @@ class PostgresCaptureStore:
             return []
         with self.db.transaction(workspace) as cur:
             found = capture_search.rank(cur, workspace, terms, flt, limit, weights)
-        return [ChunkHit(_chunk(s.row), s.score, s.row["project_name"], stored(s.row["title"] or "")) for s in found]
+        return [ChunkHit(chunk_of(s.row), s.score, s.row["project_name"], stored(s.row["title"] or "")) for s in found]
 
     def session(self, workspace: str, session_id: str) -> StoredSession | None:
         row = self.db.one("SELECT * FROM capture_sessions WHERE workspace = %s AND id = %s", (workspace, session_id),
                           workspace=workspace)  # fmt: skip
-        return _session(row) if row else None
+        return session_of(row) if row else None
 
     def find_sessions(self, workspace: str, prefix: str, limit: int = 5) -> list[StoredSession]:
         # ILIKE: SQLite's LIKE ignores the case of ASCII letters.
@@ -262,7 +247,7 @@ class PostgresCaptureStore:
         rows = self.db.query(
             "SELECT * FROM capture_sessions WHERE workspace = %s AND (id ILIKE %s ESCAPE '\\' OR id ILIKE %s ESCAPE '\\')"
             " ORDER BY last_at DESC, id LIMIT %s", (workspace, like, "%:" + like, limit), workspace=workspace)  # fmt: skip
-        return [_session(r) for r in rows]
+        return [session_of(r) for r in rows]
 
     def newest_session(self, workspace: str, project: str = "", branch: str = "") -> StoredSession | None:
         sql, params = "SELECT * FROM capture_sessions WHERE workspace = %s", [workspace]
@@ -273,7 +258,7 @@ class PostgresCaptureStore:
             sql += " AND branch = %s"
             params.append(branch)
         row = self.db.one(sql + " ORDER BY last_at DESC, id LIMIT 1", params, workspace=workspace)
-        return _session(row) if row else None
+        return session_of(row) if row else None
 
     def sessions(self, workspace: str, project: str = "", limit: int = 50) -> list[StoredSession]:
         sql, params = "SELECT * FROM capture_sessions WHERE workspace = %s", [workspace]
@@ -281,12 +266,12 @@ class PostgresCaptureStore:
             sql += " AND project = %s"
             params.append(project)
         rows = self.db.query(sql + " ORDER BY last_at DESC, id LIMIT %s", [*params, limit], workspace=workspace)
-        return [_session(r) for r in rows]
+        return [session_of(r) for r in rows]
 
     def all_sessions(self, workspace: str) -> list[StoredSession]:
         rows = self.db.query("SELECT * FROM capture_sessions WHERE workspace = %s ORDER BY first_at, id", (workspace,),
                              workspace=workspace)  # fmt: skip
-        return [_session(r) for r in rows]
+        return [session_of(r) for r in rows]
 
     def session_folders(self, workspace: str) -> list[str]:
         rows = self.db.query("SELECT DISTINCT cwd FROM capture_sessions WHERE workspace = %s AND cwd != ''"
@@ -306,12 +291,12 @@ class PostgresCaptureStore:
         rows = self.db.query(
             f"SELECT * FROM capture_turns WHERE workspace = %s AND session = %s{talk} ORDER BY at, id LIMIT %s",
             (workspace, session_id, limit), workspace=workspace)  # fmt: skip
-        return [_turn(r) for r in rows]
+        return [turn_of(r) for r in rows]
 
     def last_turn(self, workspace: str, session_id: str) -> StoredTurn | None:
         row = self.db.one("SELECT * FROM capture_turns WHERE workspace = %s AND session = %s ORDER BY id DESC LIMIT 1",
                           (workspace, session_id), workspace=workspace)  # fmt: skip
-        return _turn(row) if row else None
+        return turn_of(row) if row else None
 
     def turn_count(self, workspace: str, session_id: str) -> int:
         row = self.db.one("SELECT count(*) AS n FROM capture_turns WHERE workspace = %s AND session = %s",
@@ -326,12 +311,12 @@ class PostgresCaptureStore:
             "SELECT * FROM capture_chunks WHERE workspace = %s AND project = %s AND type = ANY(%s)"
             " AND importance >= %s AND role != 'tool' ORDER BY at DESC, id DESC LIMIT %s",
             (workspace, project, list(types), min_importance, limit), workspace=workspace)  # fmt: skip
-        return [_chunk(r) for r in rows]
+        return [chunk_of(r) for r in rows]
 
     def chunk(self, workspace: str, chunk_id: int) -> StoredChunk | None:
         row = self.db.one("SELECT * FROM capture_chunks WHERE workspace = %s AND id = %s", (workspace, chunk_id),
                           workspace=workspace)  # fmt: skip
-        return _chunk(row) if row else None
+        return chunk_of(row) if row else None
 
     def counts(self, workspace: str) -> CaptureCounts:
         row = self.db.one(
@@ -380,30 +365,3 @@ class PostgresCaptureStore:
             _drop_chunks(cur, workspace, "c.session = %(sid)s", {"sid": session_id})
             cur.execute(b"DELETE FROM capture_turns WHERE workspace = %s AND session = %s", (workspace, session_id))
             cur.execute(b"DELETE FROM capture_sessions WHERE workspace = %s AND id = %s", (workspace, session_id))
-
-
-def _session(row: Row) -> StoredSession:
-    return StoredSession(row["id"], row["workspace"], row["tool"], row["project"], row["project_name"], row["cwd"],
-                         row["branch"], stored(row["title"]), row["first_at"], row["last_at"], int(row["turns"]))
-
-
-def _calls(raw: str) -> tuple[dict[str, str], ...]:
-    try:
-        calls = json.loads(raw or "[]")
-    except ValueError:
-        return ()
-    return tuple({str(k): str(v) for k, v in c.items()} for c in calls if isinstance(c, dict)) \
-        if isinstance(calls, list) else ()
-
-
-def _turn(row: Row) -> StoredTurn:
-    files = json.loads(row["files"] or "[]")
-    return StoredTurn(int(row["id"]), row["session"], row["uid"], row["source"], row["role"], stored(row["text"]),
-                      row["at"], _calls(row["tool_calls"]), tuple(str(f) for f in files if isinstance(f, str)),
-                      row["subagent"])  # fmt: skip
-
-
-def _chunk(row: Row) -> StoredChunk:
-    return StoredChunk(int(row["id"]), row["session"], int(row["turn"]), int(row["part"]), row["role"],
-                       stored(row["body"]), stored(row["context"]), row["at"], row["project"], row["tool"],
-                       row["type"], int(row["importance"]), float(row["confidence"]), int(row["rules_version"]))

@@ -11,36 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
 
-from kenning.redacted import Redacted, ensure, stored
-from kenning.store.postgres.db import Database, Row
+from kenning.redacted import Redacted, ensure
+from kenning.store.graph_rows import FACTS_SELECT, entity_of, escape_like, fact_of
+from kenning.store.postgres.db import Database
 from kenning.store.protocol.graph import EntityRow, FactRow
 
 PAGE = 500  # rows per read of a paged walk
-
-_SELECT = (
-    "SELECT f.*, coalesce(se.name, f.subject) AS subject_name,"
-    " CASE WHEN f.object_kind = 'entity' THEN coalesce(oe.name, f.object) ELSE f.object END AS object_name"
-    " FROM graph_facts f"
-    " LEFT JOIN graph_entities se ON se.workspace = f.workspace AND se.id = f.subject"
-    " LEFT JOIN graph_entities oe ON oe.workspace = f.workspace AND oe.id = f.object AND f.object_kind = 'entity'"
-)
-
-
-def _fact(row: Row) -> FactRow:
-    return FactRow(
-        int(row["id"]), row["workspace"], row["project"], row["subject"], row["predicate"], row["object"],
-        row["object_kind"], row["area"], row["valid_from"], row["valid_to"], float(row["confidence"]),
-        row["origin"], row["session"], row["memory_ref"], row["person"], stored(row["evidence"]),
-        row["created_at"], row["ended_by"], row["subject_name"], row["object_name"],
-    )  # fmt: skip
-
-
-def _entity(row: Row) -> EntityRow:
-    return EntityRow(row["workspace"], row["id"], stored(row["name"]), row["type"], row["created_at"])
-
-
-def _escape_like(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 class PostgresGraphStore:
@@ -62,25 +38,25 @@ class PostgresGraphStore:
     def entity(self, workspace: str, entity_id: str) -> EntityRow | None:
         row = self.db.one("SELECT * FROM graph_entities WHERE workspace = %s AND id = %s", (workspace, entity_id),
                           workspace=workspace)  # fmt: skip
-        return _entity(row) if row else None
+        return entity_of(row) if row else None
 
     def entities_named(self, workspace: str, name: str) -> list[str]:
         # SQLite's lower() and LIKE fold ASCII letters only; so do lower() and ILIKE under the
         # "C" collation the columns have.
         rows = self.db.query(
             "SELECT id FROM graph_entities WHERE workspace = %s AND (lower(name) = %s OR id ILIKE %s ESCAPE '\\')"
-            " ORDER BY id", (workspace, name, "%/" + _escape_like(name)), workspace=workspace)  # fmt: skip
+            " ORDER BY id", (workspace, name, "%/" + escape_like(name)), workspace=workspace)  # fmt: skip
         return [str(r["id"]) for r in rows]
 
     def entities(self, workspace: str) -> list[EntityRow]:
         rows = self.db.query("SELECT * FROM graph_entities WHERE workspace = %s ORDER BY id", (workspace,),
                              workspace=workspace)  # fmt: skip
-        return [_entity(r) for r in rows]
+        return [entity_of(r) for r in rows]
 
     # -- facts -----------------------------------------------------------------------------
     def get(self, workspace: str, fact_id: int) -> FactRow | None:
-        row = self.db.one(_SELECT + " WHERE f.workspace = %s AND f.id = %s", (workspace, fact_id), workspace=workspace)
-        return _fact(row) if row else None
+        row = self.db.one(FACTS_SELECT + " WHERE f.workspace = %s AND f.id = %s", (workspace, fact_id), workspace=workspace)
+        return fact_of(row) if row else None
 
     def insert(self, row: FactRow) -> int:
         got = self.db.one(
@@ -106,17 +82,17 @@ class PostgresGraphStore:
 
     def same_fact(self, workspace: str, subject: str, predicate: str, obj: str, area: str) -> list[FactRow]:
         rows = self.db.query(
-            _SELECT + " WHERE f.workspace = %s AND f.subject = %s AND f.predicate = %s AND f.object = %s"
+            FACTS_SELECT + " WHERE f.workspace = %s AND f.subject = %s AND f.predicate = %s AND f.object = %s"
             " AND f.area = %s ORDER BY f.valid_from, f.id", (workspace, subject, predicate, obj, area),
             workspace=workspace)  # fmt: skip
-        return [_fact(r) for r in rows]
+        return [fact_of(r) for r in rows]
 
     def current_in_slot(self, workspace: str, subject: str, predicate: str, area: str) -> list[FactRow]:
         rows = self.db.query(
-            _SELECT + " WHERE f.workspace = %s AND f.subject = %s AND f.predicate = %s AND f.area = %s"
+            FACTS_SELECT + " WHERE f.workspace = %s AND f.subject = %s AND f.predicate = %s AND f.area = %s"
             " AND f.valid_to IS NULL ORDER BY f.valid_from, f.id", (workspace, subject, predicate, area),
             workspace=workspace)  # fmt: skip
-        return [_fact(r) for r in rows]
+        return [fact_of(r) for r in rows]
 
     def find_facts(self, workspace: str, subject: str, predicate: str, obj: str, area: str,
                    valid_from: str) -> list[int]:  # fmt: skip
@@ -143,8 +119,8 @@ class PostgresGraphStore:
             if project:
                 where.append("f.project = %s")
                 params.append(project)
-            sql = _SELECT + f" WHERE {' AND '.join(where)} ORDER BY f.valid_from DESC, f.id DESC LIMIT %s"
-            results += [_fact(r) for r in self.db.query(sql, [*params, limit], workspace=workspace)]
+            sql = FACTS_SELECT + f" WHERE {' AND '.join(where)} ORDER BY f.valid_from DESC, f.id DESC LIMIT %s"
+            results += [fact_of(r) for r in self.db.query(sql, [*params, limit], workspace=workspace)]
         results.sort(key=lambda f: (f.valid_from, f.id), reverse=True)
         return results[:limit]
 
@@ -162,19 +138,19 @@ class PostgresGraphStore:
         if exclude:
             where.append("NOT (f.predicate = ANY(%s))")
             params.append(list(exclude))
-        sql = _SELECT + f" WHERE {' AND '.join(where)} ORDER BY f.valid_from DESC, f.id DESC LIMIT %s"
-        return [_fact(r) for r in self.db.query(sql, [*params, limit], workspace=workspace)]
+        sql = FACTS_SELECT + f" WHERE {' AND '.join(where)} ORDER BY f.valid_from DESC, f.id DESC LIMIT %s"
+        return [fact_of(r) for r in self.db.query(sql, [*params, limit], workspace=workspace)]
 
     def all_facts(self, workspace: str) -> list[FactRow]:
-        rows = self.db.query(_SELECT + " WHERE f.workspace = %s ORDER BY f.id", (workspace,), workspace=workspace)
-        return [_fact(r) for r in rows]
+        rows = self.db.query(FACTS_SELECT + " WHERE f.workspace = %s ORDER BY f.id", (workspace,), workspace=workspace)
+        return [fact_of(r) for r in rows]
 
     def iter_facts(self, workspace: str) -> Iterator[FactRow]:
         last = 0
         while True:
-            rows = self.db.query(_SELECT + " WHERE f.workspace = %s AND f.id > %s ORDER BY f.id LIMIT %s",
+            rows = self.db.query(FACTS_SELECT + " WHERE f.workspace = %s AND f.id > %s ORDER BY f.id LIMIT %s",
                                  (workspace, last, PAGE), workspace=workspace)  # fmt: skip
-            yield from map(_fact, rows)
+            yield from map(fact_of, rows)
             if len(rows) < PAGE:
                 return
             last = int(rows[-1]["id"])

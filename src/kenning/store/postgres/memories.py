@@ -13,25 +13,23 @@ import json
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any
 
 from kenning.clock import to_iso
 from kenning.model import (
-    Citation,
     DecisionDoc,
     Kind,
     Memory,
     MemoryEvent,
-    Origin,
     Placement,
     Placing,
     ReviewItem,
-    Status,
-    Trigger,
 )
 from kenning.redacted import ensure, stored
 from kenning.store.guard import guarded, guarded_payload
 from kenning.store.indexing import index_fields, weighted_terms
+from kenning.store.memory_rows import Decoders, decision_doc_of, memory_of, review_of, scope_of
 from kenning.store.postgres import memory_search
 from kenning.store.postgres.db import Database, Row
 from kenning.store.protocol import (
@@ -56,10 +54,6 @@ _COLUMNS = [
 ]  # fmt: skip
 _INDEXED = ("text", "reason", "rejected", "tags", "subject", "trigger", "source_ref")
 
-_KINDS = {k.value: k for k in Kind}
-_STATUSES = {s.value: s for s in Status}
-_ORIGINS = {o.value: o for o in Origin}
-_CITATIONS = {c.value: c for c in Citation}
 
 PAGE = 500  # rows per read of a paged walk
 
@@ -68,24 +62,13 @@ def _utc(value: datetime) -> datetime:
     return value if value.tzinfo is UTC else value.astimezone(UTC)
 
 
-def _opt_utc(value: datetime | None) -> datetime | None:
-    return None if value is None else _utc(value)
-
-
-def _row_to_memory(row: Row) -> Memory:
-    return Memory(
-        ref=row["ref"], workspace=row["workspace"], scope=row["scope"], text=stored(row["text"]),
-        kind=_KINDS[row["kind"]], reason=stored(row["reason"]), rejected=stored(row["rejected"]),
-        trigger=Trigger.from_text(row["trigger"]) if row["trigger"] else None, confidence=row["confidence"],
-        status=_STATUSES[row["status"]], status_at=_opt_utc(row["status_at"]),
-        status_note=stored(row["status_note"]), subject=row["subject"], origin=_ORIGINS[row["origin"]],
-        origin_tool=row["origin_tool"], session=row["session"], branch=row["branch"], pinned=row["pinned"],
-        index_pinned=row["index_pinned"], hidden=row["hidden"], held=row["held"], protected=row["protected"],
-        source_ref=row["source_ref"], source_hash=row["source_hash"], citation=_CITATIONS[row["citation"]],
-        tags=tuple(row["tags"]), created_at=_utc(row["created_at"]), confirmed_at=_utc(row["confirmed_at"]),
-        last_used_at=_opt_utc(row["last_used_at"]), uses=row["uses"], confirmations=row["confirmations"],
-        recalled=row["recalled"],
-    )  # fmt: skip
+# Rows read back through the shared mappers (kenning.store.memory_rows): times are timestamptz
+# here, tags and refs text[].
+DECODE = Decoders(time=_utc, words=tuple)
+_row_to_memory = partial(memory_of, decode=DECODE)
+_row_to_doc = partial(decision_doc_of, decode=DECODE)
+_row_to_review = partial(review_of, decode=DECODE)
+_scope = partial(scope_of, decode=DECODE)
 
 
 def _memory_values(m: Memory) -> list[object]:
@@ -107,32 +90,6 @@ def _term_values(m: Memory) -> list[str]:
 def _indexed(m: Memory) -> tuple[object, ...]:
     return (m.text, m.reason, m.rejected, list(m.tags), m.subject, m.trigger.to_text() if m.trigger else None,
             m.source_ref)  # fmt: skip
-
-
-def _row_to_doc(row: Row) -> DecisionDoc:
-    return DecisionDoc(
-        id=row["id"], workspace=row["workspace"], scope=row["scope"], title=stored(row["title"]),
-        decision=stored(row["decision"]), reason=stored(row["reason"]), rejected=stored(row["rejected"]),
-        confidence=row["confidence"], source_ref=row["source_ref"],
-        outcome=tuple(stored(line) for line in json.loads(row["outcome"])), memory_ref=row["memory_ref"],
-        author=row["author"], created_at=_utc(row["created_at"]), updated_at=_utc(row["updated_at"]), area=row["area"],
-    )  # fmt: skip
-
-
-def _row_to_review(row: Row) -> ReviewItem:
-    return ReviewItem(
-        id=row["id"], workspace=row["workspace"], scope=row["scope"], kind=row["kind"],
-        payload=json.loads(row["payload"]), proposed_by=row["proposed_by"], created_at=_utc(row["created_at"]),
-        resolved_at=_opt_utc(row["resolved_at"]), resolution=row["resolution"], batch=row["batch"],
-        refs=tuple(row["refs"]),
-    )  # fmt: skip
-
-
-def _scope(row: Row) -> ScopeRow:
-    return ScopeRow(
-        workspace=row["workspace"], key=row["key"], kind=row["kind"], name=row["name"], root=row["root"],
-        parent=row["parent"], created_at=_utc(row["created_at"]), removed_at=_opt_utc(row["removed_at"]),
-    )  # fmt: skip
 
 
 class PostgresMemoryStore:

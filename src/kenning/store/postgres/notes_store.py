@@ -4,17 +4,10 @@ workspace it names (row-level security)."""
 
 from __future__ import annotations
 
-from kenning.redacted import Redacted, ensure, stored
-from kenning.store.postgres.db import Database, Row
+from kenning.redacted import Redacted, ensure
+from kenning.store.graph_rows import diary_entry_of, value_of
+from kenning.store.postgres.db import Database
 from kenning.store.protocol.notes import DiaryEntry, NoteValue
-
-
-def _entry(r: Row) -> DiaryEntry:
-    return DiaryEntry(int(r["id"]), r["workspace"], r["project"], stored(r["agent"]), r["at"], stored(r["text"]))
-
-
-def _value(r: Row) -> NoteValue:
-    return NoteValue(r["workspace"], r["project"], r["key"], stored(r["value"]), r["updated_at"])
 
 
 class PostgresNotesStore:
@@ -38,12 +31,12 @@ class PostgresNotesStore:
             params.append(since)
         rows = self.db.query(f"SELECT * FROM notes_diary WHERE {' AND '.join(where)} ORDER BY at DESC, id DESC"
                              " LIMIT %s", [*params, limit], workspace=workspace)  # fmt: skip
-        return [_entry(r) for r in rows]
+        return [diary_entry_of(r) for r in rows]
 
     def all_diary(self, workspace: str) -> list[DiaryEntry]:
         rows = self.db.query("SELECT * FROM notes_diary WHERE workspace = %s ORDER BY at, id", (workspace,),
                              workspace=workspace)  # fmt: skip
-        return [_entry(r) for r in rows]
+        return [diary_entry_of(r) for r in rows]
 
     def diary_count(self, workspace: str, project: str, agent: str, at: str, text: str) -> int:
         row = self.db.one("SELECT count(*) AS n FROM notes_diary WHERE workspace = %s AND project = %s"
@@ -61,14 +54,14 @@ class PostgresNotesStore:
     def value(self, workspace: str, project: str, key: str) -> NoteValue | None:
         row = self.db.one("SELECT * FROM notes_values WHERE workspace = %s AND project = %s AND key = %s",
                           (workspace, project, key), workspace=workspace)  # fmt: skip
-        return _value(row) if row else None
+        return value_of(row) if row else None
 
     def values(self, workspace: str, project: str) -> list[NoteValue]:
         rows = self.db.query("SELECT * FROM notes_values WHERE workspace = %s AND project = %s ORDER BY key",
                              (workspace, project), workspace=workspace)  # fmt: skip
-        return [_value(r) for r in rows]
+        return [value_of(r) for r in rows]
 
     def all_values(self, workspace: str) -> list[NoteValue]:
         rows = self.db.query("SELECT * FROM notes_values WHERE workspace = %s ORDER BY project, key", (workspace,),
                              workspace=workspace)  # fmt: skip
-        return [_value(r) for r in rows]
+        return [value_of(r) for r in rows]

@@ -6,13 +6,10 @@ Chunks are indexed by FTS5 with its Porter tokenizer (``porter unicode61 remove_
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterable, Sequence
-from typing import Any
-
-import orjson
 
 from kenning.redacted import Redacted, ensure, stored
+from kenning.store.capture_rows import chunk_of, dumps, guard_calls, session_of, turn_of
 from kenning.store.protocol.capture import (
     CaptureCounts,
     CapturedSession,
@@ -26,22 +23,6 @@ from kenning.store.protocol.capture import (
     TurnRow,
 )
 from kenning.store.sqlite.db import Database
-
-
-def _dumps(value: list[Any]) -> str:
-    # orjson is ~10x faster than json.dumps (two calls per turn); json handles what orjson
-    # refuses (a lone surrogate from a \\ud800 escape in a transcript).
-    if not value:
-        return "[]"
-    try:
-        return orjson.dumps(value).decode()
-    except TypeError:
-        return json.dumps(value)
-
-
-def _guard_calls(calls: list[dict[str, Redacted | str]]) -> list[dict[str, str]]:
-    """A call's input (a command, a path) is text someone wrote: redacted whatever the caller did."""
-    return [{k: ensure(v) if k == "input" else v for k, v in call.items()} for call in calls]
 
 
 class SqliteCaptureStore:
@@ -103,7 +84,7 @@ class SqliteCaptureStore:
                 turn_id = next_id
                 next_id += 1
                 turn_rows.append((turn_id, t.session, t.uid, entry.key, t.role, ensure(t.text), t.at,
-                                  _dumps(_guard_calls(t.tool_calls)), _dumps(t.files), t.subagent))
+                                  dumps(guard_calls(t.tool_calls)), dumps(t.files), t.subagent))
                 for c in t.chunks:
                     chunk_id += 1
                     body, context = ensure(c.body), ensure(c.context)
@@ -183,18 +164,18 @@ class SqliteCaptureStore:
             f" WHERE {' AND '.join(where)} ORDER BY rank, c.id LIMIT ?"
         )
         rows = self.db.query(sql, [float(weights[0]), float(weights[1]), *params, limit])
-        return [ChunkHit(_chunk(r), -float(r["rank"]), r["project_name"], stored(r["title"] or "")) for r in rows]
+        return [ChunkHit(chunk_of(r), -float(r["rank"]), r["project_name"], stored(r["title"] or "")) for r in rows]
 
     def session(self, workspace: str, session_id: str) -> StoredSession | None:
         row = self.db.one("SELECT * FROM capture_sessions WHERE workspace = ? AND id = ?", (workspace, session_id))
-        return _session(row) if row else None
+        return session_of(row) if row else None
 
     def find_sessions(self, workspace: str, prefix: str, limit: int = 5) -> list[StoredSession]:
         like = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         rows = self.db.query(
             "SELECT * FROM capture_sessions WHERE workspace = ? AND (id LIKE ? ESCAPE '\\' OR id LIKE ? ESCAPE '\\')"
             " ORDER BY last_at DESC, id LIMIT ?", (workspace, like, "%:" + like, limit))  # fmt: skip
-        return [_session(r) for r in rows]
+        return [session_of(r) for r in rows]
 
     def newest_session(self, workspace: str, project: str = "", branch: str = "") -> StoredSession | None:
         sql, params = "SELECT * FROM capture_sessions WHERE workspace = ?", [workspace]
@@ -205,7 +186,7 @@ class SqliteCaptureStore:
             sql += " AND branch = ?"
             params.append(branch)
         row = self.db.one(sql + " ORDER BY last_at DESC, id LIMIT 1", params)
-        return _session(row) if row else None
+        return session_of(row) if row else None
 
     def sessions(self, workspace: str, project: str = "", limit: int = 50) -> list[StoredSession]:
         sql, params = "SELECT * FROM capture_sessions WHERE workspace = ?", [workspace]
@@ -213,11 +194,11 @@ class SqliteCaptureStore:
             sql += " AND project = ?"
             params.append(project)
         rows = self.db.query(sql + " ORDER BY last_at DESC, id LIMIT ?", [*params, limit])
-        return [_session(r) for r in rows]
+        return [session_of(r) for r in rows]
 
     def all_sessions(self, workspace: str) -> list[StoredSession]:
         rows = self.db.query("SELECT * FROM capture_sessions WHERE workspace = ? ORDER BY first_at, id", (workspace,))
-        return [_session(r) for r in rows]
+        return [session_of(r) for r in rows]
 
     def session_folders(self, workspace: str) -> list[str]:
         rows = self.db.query("SELECT DISTINCT cwd FROM capture_sessions WHERE workspace = ? AND cwd != ''"
@@ -238,13 +219,13 @@ class SqliteCaptureStore:
             "SELECT t.* FROM capture_turns t JOIN capture_sessions s ON s.id = t.session"
             f" WHERE s.workspace = ? AND t.session = ?{talk} ORDER BY t.at, t.id LIMIT ?",
             (workspace, session_id, limit))  # fmt: skip
-        return [_turn(r) for r in rows]
+        return [turn_of(r) for r in rows]
 
     def last_turn(self, workspace: str, session_id: str) -> StoredTurn | None:
         row = self.db.one(
             "SELECT t.* FROM capture_turns t JOIN capture_sessions s ON s.id = t.session"
             " WHERE s.workspace = ? AND t.session = ? ORDER BY t.id DESC LIMIT 1", (workspace, session_id))  # fmt: skip
-        return _turn(row) if row else None
+        return turn_of(row) if row else None
 
     def turn_count(self, workspace: str, session_id: str) -> int:
         row = self.db.one(
@@ -261,13 +242,13 @@ class SqliteCaptureStore:
             f" WHERE s.workspace = ? AND c.project = ? AND c.type IN ({','.join('?' * len(types))})"
             " AND c.importance >= ? AND c.role != 'tool' ORDER BY c.at DESC, c.id DESC LIMIT ?",
             (workspace, project, *types, min_importance, limit))  # fmt: skip
-        return [_chunk(r) for r in rows]
+        return [chunk_of(r) for r in rows]
 
     def chunk(self, workspace: str, chunk_id: int) -> StoredChunk | None:
         row = self.db.one(
             "SELECT c.* FROM capture_chunks c JOIN capture_sessions s ON s.id = c.session"
             " WHERE s.workspace = ? AND c.id = ?", (workspace, chunk_id))  # fmt: skip
-        return _chunk(row) if row else None
+        return chunk_of(row) if row else None
 
     def counts(self, workspace: str) -> CaptureCounts:
         row = self.db.one(
@@ -314,30 +295,3 @@ class SqliteCaptureStore:
             conn.execute("DELETE FROM capture_chunks WHERE session = ?", (session_id,))
             conn.execute("DELETE FROM capture_turns WHERE session = ?", (session_id,))
             conn.execute("DELETE FROM capture_sessions WHERE id = ?", (session_id,))
-
-
-def _session(row: sqlite3.Row) -> StoredSession:
-    return StoredSession(row["id"], row["workspace"], row["tool"], row["project"], row["project_name"], row["cwd"],
-                         row["branch"], stored(row["title"]), row["first_at"], row["last_at"], int(row["turns"]))
-
-
-def _calls(raw: str) -> tuple[dict[str, str], ...]:
-    try:
-        calls = json.loads(raw or "[]")
-    except ValueError:
-        return ()
-    return tuple({str(k): str(v) for k, v in c.items()} for c in calls if isinstance(c, dict)) \
-        if isinstance(calls, list) else ()
-
-
-def _turn(row: sqlite3.Row) -> StoredTurn:
-    files = json.loads(row["files"] or "[]")
-    return StoredTurn(int(row["id"]), row["session"], row["uid"], row["source"], row["role"], stored(row["text"]),
-                      row["at"], _calls(row["tool_calls"]), tuple(str(f) for f in files if isinstance(f, str)),
-                      row["subagent"])  # fmt: skip
-
-
-def _chunk(row: sqlite3.Row) -> StoredChunk:
-    return StoredChunk(int(row["id"]), row["session"], int(row["turn"]), int(row["part"]), row["role"],
-                       stored(row["body"]), stored(row["context"]), row["at"], row["project"], row["tool"],
-                       row["type"], int(row["importance"]), float(row["confidence"]), int(row["rules_version"]))

@@ -2,40 +2,15 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
 
-from kenning.redacted import Redacted, ensure, stored
+from kenning.redacted import Redacted, ensure
+from kenning.store.graph_rows import FACTS_SELECT, entity_of, escape_like, fact_of
 from kenning.store.protocol.graph import EntityRow, FactRow
 from kenning.store.sqlite.db import Database
 
 PAGE = 500  # rows per read of a paged walk
-
-_SELECT = (
-    "SELECT f.*, coalesce(se.name, f.subject) AS subject_name,"
-    " CASE WHEN f.object_kind = 'entity' THEN coalesce(oe.name, f.object) ELSE f.object END AS object_name"
-    " FROM graph_facts f"
-    " LEFT JOIN graph_entities se ON se.workspace = f.workspace AND se.id = f.subject"
-    " LEFT JOIN graph_entities oe ON oe.workspace = f.workspace AND oe.id = f.object AND f.object_kind = 'entity'"
-)
-
-
-def _fact(row: sqlite3.Row) -> FactRow:
-    return FactRow(
-        row["id"], row["workspace"], row["project"], row["subject"], row["predicate"], row["object"],
-        row["object_kind"], row["area"], row["valid_from"], row["valid_to"], row["confidence"], row["origin"],
-        row["session"], row["memory_ref"], row["person"], stored(row["evidence"]), row["created_at"],
-        row["ended_by"], row["subject_name"], row["object_name"],
-    )  # fmt: skip
-
-
-def _entity(row: sqlite3.Row) -> EntityRow:
-    return EntityRow(row["workspace"], row["id"], stored(row["name"]), row["type"], row["created_at"])
-
-
-def _escape_like(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 class SqliteGraphStore:
@@ -56,24 +31,24 @@ class SqliteGraphStore:
 
     def entity(self, workspace: str, entity_id: str) -> EntityRow | None:
         row = self.db.one("SELECT * FROM graph_entities WHERE workspace = ? AND id = ?", (workspace, entity_id))
-        return _entity(row) if row else None
+        return entity_of(row) if row else None
 
     def entities_named(self, workspace: str, name: str) -> list[str]:
         rows = self.db.query(
             "SELECT id FROM graph_entities WHERE workspace = ? AND (lower(name) = ? OR id LIKE ? ESCAPE '\\')"
             " ORDER BY id",
-            (workspace, name, "%/" + _escape_like(name)),
+            (workspace, name, "%/" + escape_like(name)),
         )
         return [str(r[0]) for r in rows]
 
     def entities(self, workspace: str) -> list[EntityRow]:
-        return [_entity(r) for r in self.db.query("SELECT * FROM graph_entities WHERE workspace = ? ORDER BY id",
+        return [entity_of(r) for r in self.db.query("SELECT * FROM graph_entities WHERE workspace = ? ORDER BY id",
                                                   (workspace,))]  # fmt: skip
 
     # -- facts -----------------------------------------------------------------------------
     def get(self, workspace: str, fact_id: int) -> FactRow | None:
-        row = self.db.one(_SELECT + " WHERE f.workspace = ? AND f.id = ?", (workspace, fact_id))
-        return _fact(row) if row else None
+        row = self.db.one(FACTS_SELECT + " WHERE f.workspace = ? AND f.id = ?", (workspace, fact_id))
+        return fact_of(row) if row else None
 
     def insert(self, row: FactRow) -> int:
         cur = self.db.execute(
@@ -97,15 +72,15 @@ class SqliteGraphStore:
 
     def same_fact(self, workspace: str, subject: str, predicate: str, obj: str, area: str) -> list[FactRow]:
         rows = self.db.query(
-            _SELECT + " WHERE f.workspace = ? AND f.subject = ? AND f.predicate = ? AND f.object = ? AND f.area = ?"
+            FACTS_SELECT + " WHERE f.workspace = ? AND f.subject = ? AND f.predicate = ? AND f.object = ? AND f.area = ?"
             " ORDER BY f.valid_from, f.id", (workspace, subject, predicate, obj, area))
-        return [_fact(r) for r in rows]
+        return [fact_of(r) for r in rows]
 
     def current_in_slot(self, workspace: str, subject: str, predicate: str, area: str) -> list[FactRow]:
         rows = self.db.query(
-            _SELECT + " WHERE f.workspace = ? AND f.subject = ? AND f.predicate = ? AND f.area = ?"
+            FACTS_SELECT + " WHERE f.workspace = ? AND f.subject = ? AND f.predicate = ? AND f.area = ?"
             " AND f.valid_to IS NULL ORDER BY f.valid_from, f.id", (workspace, subject, predicate, area))
-        return [_fact(r) for r in rows]
+        return [fact_of(r) for r in rows]
 
     def find_facts(self, workspace: str, subject: str, predicate: str, obj: str, area: str,
                    valid_from: str) -> list[int]:  # fmt: skip
@@ -131,8 +106,8 @@ class SqliteGraphStore:
             if project:
                 where.append("f.project = ?")
                 params.append(project)
-            sql = _SELECT + f" WHERE {' AND '.join(where)} ORDER BY f.valid_from DESC, f.id DESC LIMIT ?"
-            results += [_fact(r) for r in self.db.query(sql, [*params, limit])]
+            sql = FACTS_SELECT + f" WHERE {' AND '.join(where)} ORDER BY f.valid_from DESC, f.id DESC LIMIT ?"
+            results += [fact_of(r) for r in self.db.query(sql, [*params, limit])]
         results.sort(key=lambda f: (f.valid_from, f.id), reverse=True)
         return results[:limit]
 
@@ -150,18 +125,18 @@ class SqliteGraphStore:
         if exclude:
             where.append(f"f.predicate NOT IN ({','.join('?' * len(exclude))})")
             params += list(exclude)
-        sql = _SELECT + f" WHERE {' AND '.join(where)} ORDER BY f.valid_from DESC, f.id DESC LIMIT ?"
-        return [_fact(r) for r in self.db.query(sql, [*params, limit])]
+        sql = FACTS_SELECT + f" WHERE {' AND '.join(where)} ORDER BY f.valid_from DESC, f.id DESC LIMIT ?"
+        return [fact_of(r) for r in self.db.query(sql, [*params, limit])]
 
     def all_facts(self, workspace: str) -> list[FactRow]:
-        return [_fact(r) for r in self.db.query(_SELECT + " WHERE f.workspace = ? ORDER BY f.id", (workspace,))]
+        return [fact_of(r) for r in self.db.query(FACTS_SELECT + " WHERE f.workspace = ? ORDER BY f.id", (workspace,))]
 
     def iter_facts(self, workspace: str) -> Iterator[FactRow]:
         last = 0
         while True:
-            rows = self.db.query(_SELECT + " WHERE f.workspace = ? AND f.id > ? ORDER BY f.id LIMIT ?",
+            rows = self.db.query(FACTS_SELECT + " WHERE f.workspace = ? AND f.id > ? ORDER BY f.id LIMIT ?",
                                  (workspace, last, PAGE))  # fmt: skip
-            yield from map(_fact, rows)
+            yield from map(fact_of, rows)
             if len(rows) < PAGE:
                 return
             last = int(rows[-1]["id"])

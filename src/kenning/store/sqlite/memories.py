@@ -7,23 +7,21 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
+from functools import partial
 
 from kenning.clock import from_iso, to_iso
 from kenning.model import (
-    Citation,
     DecisionDoc,
     Kind,
     Memory,
     MemoryEvent,
-    Origin,
     Placement,
     Placing,
     ReviewItem,
-    Status,
-    Trigger,
 )
 from kenning.redacted import ensure, stored
 from kenning.store.guard import guarded, guarded_payload
+from kenning.store.memory_rows import KINDS, Decoders, decision_doc_of, memory_of, review_of, scope_of
 from kenning.store.protocol import (
     FACETS,
     Glance,
@@ -78,53 +76,17 @@ _COLUMNS = [
 ]
 
 
-# Enum lookups by value through a dict: several times faster than calling the enum, and a
-# listing or the health report turns thousands of rows into memories.
-_KINDS = {k.value: k for k in Kind}
-_STATUSES = {s.value: s for s in Status}
-_ORIGINS = {o.value: o for o in Origin}
-_CITATIONS = {c.value: c for c in Citation}
+def _words(value: str) -> tuple[str, ...]:
+    return tuple(w for w in value.split(" ") if w)
 
 
-def _opt_time(value: str | None) -> datetime | None:
-    return from_iso(value) if value else None
-
-
-def _row_to_memory(row: sqlite3.Row) -> Memory:
-    return Memory(
-        ref=row["ref"],
-        workspace=row["workspace"],
-        scope=row["scope"],
-        text=stored(row["text"]),
-        kind=_KINDS[row["kind"]],
-        reason=stored(row["reason"]),
-        rejected=stored(row["rejected"]),
-        trigger=Trigger.from_text(row["trigger"]) if row["trigger"] else None,
-        confidence=row["confidence"],
-        status=_STATUSES[row["status"]],
-        status_at=_opt_time(row["status_at"]),
-        status_note=stored(row["status_note"]),
-        subject=row["subject"],
-        origin=_ORIGINS[row["origin"]],
-        origin_tool=row["origin_tool"],
-        session=row["session"],
-        branch=row["branch"],
-        pinned=bool(row["pinned"]),
-        index_pinned=bool(row["index_pinned"]),
-        hidden=bool(row["hidden"]),
-        held=bool(row["held"]),
-        protected=bool(row["protected"]),
-        source_ref=row["source_ref"],
-        source_hash=row["source_hash"],
-        citation=_CITATIONS[row["citation"]],
-        tags=tuple(t for t in row["tags"].split(" ") if t),
-        created_at=from_iso(row["created_at"]),
-        confirmed_at=from_iso(row["confirmed_at"]),
-        last_used_at=_opt_time(row["last_used_at"]),
-        uses=row["uses"],
-        confirmations=row["confirmations"],
-        recalled=row["recalled"],
-    )
+# Rows read back through the shared mappers (kenning.store.memory_rows): times are ISO text here,
+# tags and refs space-separated words.
+DECODE = Decoders(time=from_iso, words=_words)
+_row_to_memory = partial(memory_of, decode=DECODE)
+_row_to_doc = partial(decision_doc_of, decode=DECODE)
+_row_to_review = partial(review_of, decode=DECODE)
+_scope = partial(scope_of, decode=DECODE)
 
 
 def _memory_values(m: Memory) -> list[object]:
@@ -147,26 +109,6 @@ def _term_values(m: Memory) -> list[str]:
 
 def _in(values: Sequence[object]) -> str:
     return ",".join("?" for _ in values) or "NULL"
-
-
-def _row_to_doc(row: sqlite3.Row) -> DecisionDoc:
-    return DecisionDoc(
-        id=row["id"], workspace=row["workspace"], scope=row["scope"], title=stored(row["title"]),
-        decision=stored(row["decision"]), reason=stored(row["reason"]), rejected=stored(row["rejected"]),
-        confidence=row["confidence"], source_ref=row["source_ref"],
-        outcome=tuple(stored(line) for line in json.loads(row["outcome"])), memory_ref=row["memory_ref"], author=row["author"],
-        created_at=from_iso(row["created_at"]), updated_at=from_iso(row["updated_at"]), area=row["area"],
-    )  # fmt: skip
-
-
-def _row_to_review(row: sqlite3.Row) -> ReviewItem:
-    return ReviewItem(
-        id=row["id"], workspace=row["workspace"], scope=row["scope"], kind=row["kind"],
-        payload=json.loads(row["payload"]), proposed_by=row["proposed_by"],
-        created_at=from_iso(row["created_at"]), resolved_at=_opt_time(row["resolved_at"]),
-        resolution=row["resolution"], batch=row["batch"],
-        refs=tuple(r for r in row["refs"].split(" ") if r),
-    )  # fmt: skip
 
 
 # A memory's ref is unique, so a lookup by ref goes through that index and checks the workspace
@@ -194,19 +136,13 @@ class SqliteMemoryStore:
              to_iso(scope.created_at), to_iso(scope.removed_at) if scope.removed_at else None),
         )  # fmt: skip
 
-    def _scope(self, row: sqlite3.Row) -> ScopeRow:
-        return ScopeRow(
-            workspace=row["workspace"], key=row["key"], kind=row["kind"], name=row["name"], root=row["root"],
-            parent=row["parent"], created_at=from_iso(row["created_at"]), removed_at=_opt_time(row["removed_at"]),
-        )  # fmt: skip
-
     def get_scope(self, workspace: str, key: str) -> ScopeRow | None:
         row = self.db.one("SELECT * FROM scopes WHERE workspace = ? AND key = ?", (workspace, key))
-        return self._scope(row) if row else None
+        return _scope(row) if row else None
 
     def list_scopes(self, workspace: str) -> list[ScopeRow]:
         return [
-            self._scope(r)
+            _scope(r)
             for r in self.db.query("SELECT * FROM scopes WHERE workspace = ? ORDER BY key", (workspace,))
         ]
 
@@ -654,7 +590,7 @@ class SqliteMemoryStore:
             " AND (trigger IS NOT NULL OR (source_ref != '' AND kind IN ('lesson', 'decision'))) ORDER BY id",
             (workspace,),
         )
-        return [TriggerRow(r[0], r[1], r[2], _KINDS[r[3]], r[4], r[5], r[6], int(r[7])) for r in rows]
+        return [TriggerRow(r[0], r[1], r[2], KINDS[r[3]], r[4], r[5], r[6], int(r[7])) for r in rows]
 
     def tidy_counts(self, workspace: str, scope: str, rest_cutoff: datetime) -> TidyCounts:
         return TidyCounts(*self.db.using(hook_rows.tidy_counts, workspace, scope, to_iso(rest_cutoff)))

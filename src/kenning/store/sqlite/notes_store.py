@@ -2,19 +2,10 @@
 
 from __future__ import annotations
 
-import sqlite3
-
-from kenning.redacted import Redacted, ensure, stored
+from kenning.redacted import Redacted, ensure
+from kenning.store.graph_rows import diary_entry_of, value_of
 from kenning.store.protocol.notes import DiaryEntry, NoteValue
 from kenning.store.sqlite.db import Database
-
-
-def _entry(r: sqlite3.Row) -> DiaryEntry:
-    return DiaryEntry(int(r["id"]), r["workspace"], r["project"], stored(r["agent"]), r["at"], stored(r["text"]))
-
-
-def _value(r: sqlite3.Row) -> NoteValue:
-    return NoteValue(r["workspace"], r["project"], r["key"], stored(r["value"]), r["updated_at"])
 
 
 class SqliteNotesStore:
@@ -37,11 +28,11 @@ class SqliteNotesStore:
             params.append(since)
         rows = self.db.query(f"SELECT * FROM notes_diary WHERE {' AND '.join(where)} ORDER BY at DESC, id DESC"
                              " LIMIT ?", [*params, limit])
-        return [_entry(r) for r in rows]
+        return [diary_entry_of(r) for r in rows]
 
     def all_diary(self, workspace: str) -> list[DiaryEntry]:
         rows = self.db.query("SELECT * FROM notes_diary WHERE workspace = ? ORDER BY at, id", (workspace,))
-        return [_entry(r) for r in rows]
+        return [diary_entry_of(r) for r in rows]
 
     def diary_count(self, workspace: str, project: str, agent: str, at: str, text: str) -> int:
         row = self.db.one("SELECT count(*) AS n FROM notes_diary WHERE workspace = ? AND project = ? AND agent = ?"
@@ -57,13 +48,13 @@ class SqliteNotesStore:
     def value(self, workspace: str, project: str, key: str) -> NoteValue | None:
         row = self.db.one("SELECT * FROM notes_values WHERE workspace = ? AND project = ? AND key = ?",
                           (workspace, project, key))
-        return _value(row) if row else None
+        return value_of(row) if row else None
 
     def values(self, workspace: str, project: str) -> list[NoteValue]:
         rows = self.db.query("SELECT * FROM notes_values WHERE workspace = ? AND project = ? ORDER BY key",
                              (workspace, project))
-        return [_value(r) for r in rows]
+        return [value_of(r) for r in rows]
 
     def all_values(self, workspace: str) -> list[NoteValue]:
         rows = self.db.query("SELECT * FROM notes_values WHERE workspace = ? ORDER BY project, key", (workspace,))
-        return [_value(r) for r in rows]
+        return [value_of(r) for r in rows]
