@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from web_seed import Seeded, seed
-from web_support import BASE, CHROMIUM, CHROMIUM_ARGS, Served
+from web_support import BASE, CHROMIUM, CHROMIUM_ARGS, Served, browser_tab
 
 from kenning.clock import FixedClock
 from kenning.core.service import Core
@@ -86,16 +86,7 @@ def browser() -> Iterator[Any]:
 @pytest.fixture
 def browse_page(browser: Any, served: Served) -> Iterator[Any]:
     """A fresh browser tab that opened the printed address (and so holds the cookie)."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    context.set_default_timeout(10_000)
-    tab = context.new_page()
-    errors: list[str] = []
-    tab.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-    tab.on("pageerror", lambda exc: errors.append(str(exc)))
-    tab.goto(served.url)
-    tab.errors = errors
-    try:
+    with browser_tab(browser) as tab:
+        tab.goto(served.url)
         yield tab
-    finally:
-        context.close()
-    assert errors == [], f"the page logged errors (CSP violations show here): {errors}"
+    assert tab.errors == [], f"the page logged errors (CSP violations show here): {tab.errors}"

@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 from server_support import ACME_TEXT, GLOBEX_TEXT, Team, team_server
-from web_support import shoot
+from web_support import browser_tab, shoot
 
 from kenning.server.web_login import SESSION_COOKIE
 
@@ -28,17 +28,8 @@ def team() -> Iterator[Team]:
 
 @pytest.fixture
 def tab(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    context.set_default_timeout(15_000)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.errors = errors
-    try:
+    with browser_tab(browser, timeout_ms=15_000) as page:
         yield page
-    finally:
-        context.close()
 
 
 def no_errors_but_refusals(tab: Any) -> None:

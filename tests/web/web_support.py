@@ -4,6 +4,8 @@ conftest.py, so tests import these from here, not from conftest)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,3 +43,20 @@ def shoot(tab: Any, name: str) -> Path:
     path = ARTIFACTS / f"{name}.png"
     tab.screenshot(path=str(path), full_page=True)
     return path
+
+
+@contextmanager
+def browser_tab(browser: Any, *, timeout_ms: int = 10_000) -> Iterator[Any]:
+    """A fresh tab in a context of its own (1280×900) that keeps what the page logs as an error
+    (console errors, uncaught exceptions; CSP violations show there) in ``tab.errors``."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(timeout_ms)
+    tab = context.new_page()
+    errors: list[str] = []
+    tab.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    tab.on("pageerror", lambda exc: errors.append(str(exc)))
+    tab.errors = errors
+    try:
+        yield tab
+    finally:
+        context.close()
