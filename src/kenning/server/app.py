@@ -149,7 +149,7 @@ def create_server_app(store: ServerStore, *, clock: Clock | None = None, limits:
     @app.exception_handler(RateLimited)
     def rate_limited(request: Request, exc: RateLimited) -> Response:
         response = error(429, "rate_limited", str(exc), fix="slow down; the limit is per device token")
-        response.headers["Retry-After"] = str(max(1, round(exc.wait)))
+        response.headers["Retry-After"] = str(exc.retry_after)
         return response
 
     @app.exception_handler(Busy)

@@ -9,6 +9,7 @@ kenning.store.server.schema), so a mistake here cannot open another workspace.
 from __future__ import annotations
 
 import hashlib
+import math
 import secrets
 import threading
 import time
@@ -45,7 +46,10 @@ class RateLimited(Exception):
     """Past the token's rate (429); ``wait`` seconds until the next request may go."""
 
     def __init__(self, wait: float) -> None:
-        super().__init__(f"too many requests for this token; retry after {wait:.1f} s")
+        # Whole seconds, rounded up, as Retry-After says them: a client that waits what the
+        # message says is never refused again for being early.
+        self.retry_after = max(1, math.ceil(wait))
+        super().__init__(f"too many requests for this token; retry after {self.retry_after} s")
         self.wait = wait
 
 

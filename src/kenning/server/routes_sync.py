@@ -13,6 +13,7 @@ from kenning.server.errors import Conflict, TooLarge
 from kenning.store.server.protocol import StoredRecord
 from kenning.sync import wire
 from kenning.sync.apply import Item, apply_batch
+from kenning.sync.records import held_view
 
 router = APIRouter(prefix="/api/v1/sync", tags=["sync"])
 
@@ -185,9 +186,12 @@ def _addressed_elsewhere(c: StoredRecord, viewer: str) -> bool:
 def _change(c: StoredRecord, viewer: str) -> dict[str, Any]:
     """A change as its reader may see it. Another account's forgotten or hidden record reads
     the same way ("removed": no body, no digest of one, not marked forgotten), so a teammate
-    sees a hidden memory as removed with no sign; only the owner's machines keep tombstones."""
+    sees a hidden memory as removed with no sign; only the owner's machines keep tombstones.
+    Another account's decision doc whose memory is hidden or held reads ``[held memory]``."""
     visible = c.body is not None and not _addressed_elsewhere(c, viewer)
     body = dict(c.body) if c.body is not None and visible else None
+    if body is not None and c.kind == wire.DECISION_DOC and c.owner != viewer:
+        body = held_view(body)  # a hidden decision's words stay on its author's machines
     return {"kind": c.kind, "key": c.key, "owner": c.owner, "seq": c.seq,
             "digest": c.digest if visible or c.owner == viewer else wire.digest(None),
             "deleted": c.deleted and c.owner == viewer, "body": body}  # fmt: skip

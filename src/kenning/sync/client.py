@@ -178,7 +178,8 @@ class SyncClient:
         teammates = {r.local for r in rows.values() if r.kind == wire.DECISION_DOC and r.owner != me}
         for doc in self.store.decision_docs(workspace, scopes):
             key = records.SEP.join((me, records.doc_key(doc)))  # one account's docs never meet another's
-            body = records.doc_body(doc)
+            decided = self.store.get(workspace, doc.memory_ref) if doc.memory_ref else None
+            body = records.doc_body(doc, held=decided is not None and (decided.hidden or decided.held))
             d = wire.digest(body)
             if changed(wire.DECISION_DOC, key, d) and str(doc.id) not in teammates:
                 yield {"kind": wire.DECISION_DOC, "key": key, "op": "put", "digest": d, "body": body}
@@ -255,6 +256,8 @@ class SyncClient:
             author = None if owner == self.link.account else f"{owners.get(owner, owner)}/{body.get('author', '')}"
             doc = records.doc_of(body, workspace, author=author)
             doc_id = int(local) if local else 0
+            if doc_id and self.store.decision_doc_by_id(workspace, doc_id) is None:
+                doc_id = 0  # gone here meanwhile (with a memory the pull removed): saved anew
             if not doc_id:
                 same = self.store.decision_doc(workspace, doc.scope, doc.title, doc.author)
                 doc_id = same.id if same else 0

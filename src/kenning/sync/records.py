@@ -11,6 +11,7 @@ from typing import Any
 
 from kenning.clock import from_iso, to_iso
 from kenning.core.portable import memory_from_record, memory_record
+from kenning.domain.lifecycle import HELD_WORDS
 from kenning.errors import Invalid
 from kenning.model import DecisionDoc, Memory, MemoryEvent
 from kenning.redacted import redacted
@@ -60,11 +61,28 @@ def doc_key(doc: DecisionDoc) -> str:
     return SEP.join((doc.scope, doc.title, doc.author))
 
 
-def doc_body(doc: DecisionDoc) -> dict[str, Any]:
-    return {"scope": doc.scope, "title": doc.title, "decision": doc.decision, "reason": doc.reason,
+def doc_body(doc: DecisionDoc, *, held: bool = False) -> dict[str, Any]:
+    """The record of a decision doc. ``held``: its memory is hidden or held, so the doc's words
+    are its author's alone (the server sends them to the author's machines only; see
+    :func:`held_view`). The key is absent otherwise, so a doc's digest is what it always was."""
+    body = {"scope": doc.scope, "title": doc.title, "decision": doc.decision, "reason": doc.reason,
             "rejected": doc.rejected, "confidence": doc.confidence, "source_ref": doc.source_ref,
             "outcome": list(doc.outcome), "memory_ref": doc.memory_ref, "author": doc.author, "area": doc.area,
             "created_at": to_iso(doc.created_at), "updated_at": to_iso(doc.updated_at)}  # fmt: skip
+    return {**body, "held": True} if held else body
+
+
+def held_view(body: Mapping[str, Any]) -> dict[str, Any]:
+    """A held doc as it leaves its author's hands (seed 001: a teammate reads the words of a
+    hidden memory as ``[held memory]``): the decision, reason and rejected words withheld and
+    no memory named, so nothing points at the memory the teammate sees as removed."""
+    if not body.get("held"):
+        return dict(body)
+    out = {k: v for k, v in body.items() if k != "held"}
+    for name in ("decision", "reason", "rejected"):
+        out[name] = HELD_WORDS if out.get(name) else ""
+    out["memory_ref"] = ""
+    return out
 
 
 def doc_of(body: Mapping[str, Any], workspace: str, *, doc_id: int = 0, author: str | None = None) -> DecisionDoc:
