@@ -31,9 +31,10 @@ WHY = "every query of the invoices table needs the tenant guard"
 DECIDED = "We chose row-level security over per-tenant schemas for the invoices"
 
 
-def _doc(machine: Machine, title: str, author: str) -> DecisionDoc | None:
+def _doc(machine: Machine, title: str, author: str) -> DecisionDoc:
     docs = {(str(d.title), d.author): d for d in machine.core.store.decision_docs("acme", [PROJECT])}
-    return docs.get((title, author))
+    assert (title, author) in docs, (machine.home.name, sorted(docs))
+    return docs[(title, author)]
 
 
 def test_a_hidden_decision_is_withdrawn_from_the_teammate_and_kept_for_its_author(server_dsn: str, tmp_path: Path) -> None:
@@ -71,7 +72,6 @@ def test_a_hidden_decision_is_withdrawn_from_the_teammate_and_kept_for_its_autho
             assert all(h.memory.ref != ref for h in hits.hits)
             # ... his copy of alice's doc reads held, for him and for his agent ...
             theirs = _doc(bob, "Tenancy", "alice/cli")
-            assert theirs is not None
             for for_agent in (False, True):
                 text = render(bob.core.store, theirs, for_agent=for_agent)
                 assert HELD_WORDS in text and "row-level security" not in text and WHY not in text, text
