@@ -252,6 +252,25 @@ def test_random_requests_through_the_api_read_and_change_nothing_they_should_not
                     gone.add((ws, key))
         http.close()
         assert counts.get(200, 0) > 100 and counts.get(403, 0) > 100 and counts.get(401, 0) > 50, counts
+        _check_end_state(srv.store, tokens, model, gone)
+
+
+def _check_end_state(store: PostgresServerStore, tokens: list[Token], model: dict[tuple[str, str], tuple[str, bool]],
+                     gone: set[tuple[str, str]]) -> None:  # fmt: skip
+    """What the server holds at the end (read as the schema's owner) is what the model says:
+    the records it admitted, each of its author, deleted only by its author, and every body
+    written by a token of the record's owner (a refused write that was applied anyway shows)."""
+    account_of = {t.name: t.account for t in tokens}
+    with store.pool.connection() as conn:
+        rows = conn.execute("SELECT r.workspace, r.key, r.owner, r.deleted, b.body FROM records r LEFT JOIN record_bodies b"
+                            " USING (workspace, kind, key) WHERE r.kind = %s", (KIND,)).fetchall()  # fmt: skip
+    assert {(r["workspace"], r["key"]) for r in rows} == set(model)
+    for r in rows:
+        where = (r["workspace"], r["key"])
+        assert r["owner"] == model[where][0] and r["deleted"] == (where in gone), (where, r)
+        if not r["deleted"]:
+            writer = r["body"]["text"].rsplit(" of ", 1)[1]
+            assert account_of[writer] == r["owner"], (where, writer, r["owner"])
 
 
 def test_row_level_security_alone_keeps_workspaces_and_hidden_bodies_apart(server_dsn: str) -> None:
