@@ -92,7 +92,15 @@ def test_serve_alone_on_a_fresh_folder_logs_json_and_stops_gracefully_mid_reques
         assert _postmaster_running(server_home)
         # The admin commands reach the same embedded database while the server runs.
         _kenning(server_home, "server", "add-user", "alice")
-        _kenning(server_home, "server", "workspace-add", "acme", "--owner", "alice")
+        added = json.loads(_kenning(server_home, "server", "workspace-add", "acme", "--owner", "alice", "--json").stdout)
+        assert added == {"workspace": "acme", "name": "acme", "owner": "alice"}
+        twice = _kenning(server_home, "server", "workspace-add", "acme", "--owner", "alice", ok=False)
+        assert twice.returncode == 1 and "a workspace 'acme' exists" in twice.stderr and "Traceback" not in twice.stderr
+        _kenning(server_home, "server", "add-user", "vera")
+        role = json.loads(_kenning(server_home, "server", "member", "acme", "vera", "--role", "viewer", "--json").stdout)
+        assert role == {"workspace": "acme", "account": "vera", "role": "viewer"}
+        users = {u["name"]: u for u in json.loads(_kenning(server_home, "server", "users", "--json").stdout)}
+        assert users["alice"]["roles"] == {"acme": "owner"} and users["vera"]["roles"] == {"acme": "viewer"}
         invite = json.loads(_kenning(server_home, "server", "invite", "alice", "--workspace", "acme", "--json").stdout)
         _kenning(laptop, "login", serve.url, "--invite", invite["invite"], "--label", "laptop")
         _kenning(laptop, "remember", "The shop's invoices round half to even", "--kind", "fact")
@@ -114,6 +122,11 @@ def test_serve_alone_on_a_fresh_folder_logs_json_and_stops_gracefully_mid_reques
         assert "round half to even" in _kenning(desk, "recall", "how do invoices round").stdout
         devices = json.loads(_kenning(server_home, "server", "devices", "--json").stdout)
         assert sorted(d["label"] for d in devices) == ["desk", "laptop"]
+        desk_id = next(d["id"] for d in devices if d["label"] == "desk")
+        revoked = json.loads(_kenning(server_home, "server", "revoke", desk_id, "--json").stdout)
+        assert revoked == {"device": desk_id, "revoked": True, "already": False}
+        again = _kenning(desk, "sync", ok=False)
+        assert again.returncode == 1 and "revoked" in again.stderr
 
         # SIGTERM while a push is half sent: the server stops taking connections, lets the
         # request finish, answers it, then exits 0 and stops its PostgreSQL.

@@ -134,13 +134,15 @@ def users(ctx: CliContext, database: str | None, as_json: bool) -> None:
       kenning server users --json
     """
     with _store(ctx, database) as store:
-        rows = [{"id": a.id, "name": a.name, "workspaces": [w.slug for w in store.workspaces(a.id)]}
+        rows = [{"id": a.id, "name": a.name, "workspaces": [w.slug for w in store.workspaces(a.id)],
+                 "roles": {w.slug: _role_name(store.role(w.slug, a.id)) for w in store.workspaces(a.id)}}
                 for a in store.accounts()]  # fmt: skip
     if as_json:
         emit_json(rows)
         return
     for r in rows:
-        click.echo(f"{r['name']:<20} {r['id']}  {', '.join(r['workspaces']) or '-'}")
+        where = ", ".join(f"{ws} ({r['roles'][ws]})" for ws in r["workspaces"])
+        click.echo(f"{r['name']:<20} {r['id']}  {where or '-'}")
 
 
 @server_group.command("workspace-add")
@@ -148,8 +150,9 @@ def users(ctx: CliContext, database: str | None, as_json: bool) -> None:
 @click.option("--owner", required=True, help="The account that owns it.")
 @click.option("--name", default="", help="A display name (default: the slug).")
 @database_option
+@json_option
 @pass_ctx
-def workspace_add(ctx: CliContext, slug: str, owner: str, name: str, database: str | None) -> None:
+def workspace_add(ctx: CliContext, slug: str, owner: str, name: str, database: str | None, as_json: bool) -> None:
     """Add a shared workspace (its slug is the local workspace name machines sync).
 
     \b
@@ -162,7 +165,12 @@ def workspace_add(ctx: CliContext, slug: str, owner: str, name: str, database: s
         raise Invalid(f"workspace {slug!r} is not a slug", fix="letters, digits, '.', '_' and '-', starting with a letter or digit")
     with _store(ctx, database) as store:
         acc = _account(store, owner)
+        if slug in {w.slug for w in store.workspaces()}:
+            raise Invalid(f"a workspace {slug!r} exists", fix="pick another slug, or add members: kenning server member")
         store.add_workspace(slug, name or slug, acc.id, ctx.clock.now())
+    if as_json:
+        emit_json({"workspace": slug, "name": name or slug, "owner": acc.name})
+        return
     click.echo(f"added workspace {slug}, owned by {acc.name}")
 
 
@@ -172,8 +180,10 @@ def workspace_add(ctx: CliContext, slug: str, owner: str, name: str, database: s
 @click.option("--role", type=click.Choice(["owner", "member", "viewer"]), default="member", show_default=True)
 @click.option("--remove", is_flag=True, help="Take the account out of the workspace.")
 @database_option
+@json_option
 @pass_ctx
-def member(ctx: CliContext, workspace: str, account: str, role: str, remove: bool, database: str | None) -> None:
+def member(ctx: CliContext, workspace: str, account: str, role: str, remove: bool, database: str | None,
+           as_json: bool) -> None:  # fmt: skip
     """Add an account to a workspace with a role (owner, member, viewer), or remove it.
 
     \b
@@ -188,10 +198,12 @@ def member(ctx: CliContext, workspace: str, account: str, role: str, remove: boo
             raise NotFound(f"no workspace {workspace!r}", fix="add it: kenning server workspace-add")
         if remove:
             store.remove_member(workspace, acc.id)
-            click.echo(f"{acc.name} left {workspace}")
         else:
             store.set_member(workspace, acc.id, Role(role))
-            click.echo(f"{acc.name} is {role} of {workspace}")
+    if as_json:
+        emit_json({"workspace": workspace, "account": acc.name, "role": None if remove else role})
+        return
+    click.echo(f"{acc.name} left {workspace}" if remove else f"{acc.name} is {role} of {workspace}")
 
 
 @server_group.command("invite")
@@ -255,8 +267,9 @@ def devices(ctx: CliContext, account: str | None, database: str | None, as_json:
 @server_group.command("revoke")
 @click.argument("device_id")
 @database_option
+@json_option
 @pass_ctx
-def revoke(ctx: CliContext, device_id: str, database: str | None) -> None:
+def revoke(ctx: CliContext, device_id: str, database: str | None, as_json: bool) -> None:
     """Revoke a device token at once (its next request gets 401).
 
     \b
@@ -267,7 +280,14 @@ def revoke(ctx: CliContext, device_id: str, database: str | None) -> None:
         if store.device(device_id) is None:
             raise NotFound(f"no device {device_id}", fix="list them: kenning server devices")
         done = store.revoke_device(device_id, ctx.clock.now())
+    if as_json:
+        emit_json({"device": device_id, "revoked": True, "already": not done})
+        return
     click.echo(f"revoked {device_id}" if done else f"{device_id} was already revoked")
+
+
+def _role_name(role: Any) -> str:
+    return str(role.value) if role is not None else "-"
 
 
 def _account(store: Any, name: str) -> Any:
