@@ -223,3 +223,17 @@ def test_each_token_is_rate_limited_with_a_retry_after_it_can_trust(server_dsn: 
             # A bad token is refused as unknown, never counted against a good one.
             bad = http.post("/api/v1/sync/pull", json={"workspace": "acme"}, headers={"Authorization": "Bearer kdev_nope"})
             assert bad.status_code == 401
+
+
+def test_a_port_in_use_is_refused_before_anything_starts(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run([*KENNING, "serve", "--port", str(port)], env=_env(tmp_path / "h"), capture_output=True,
+                              text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    assert f"cannot listen on 127.0.0.1:{port}" in done.stderr and "--port" in done.stderr
+    assert not (tmp_path / "h" / "server" / "postgres").exists()  # no database started for nothing

@@ -73,10 +73,11 @@ def serve_cmd(ctx: CliContext, host: str, port: int, database: str | None, behin
       kenning serve
       kenning serve --host 0.0.0.0 --behind-proxy --database postgresql://kenning@db/kenning
     """
-    from kenning.server.run import Bind, check_bind, serve
+    from kenning.server.run import Bind, check_bind, check_port, serve
 
     bind = Bind(host, port, behind_proxy, tls_cert, tls_key)
     check_bind(bind)  # before starting a database for nothing
+    check_port(bind)
     dsn, handle = _dsn(ctx, database)
     try:
         serve(dsn, bind, say=lambda line: click.echo(line, err=True))

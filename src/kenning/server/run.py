@@ -61,6 +61,20 @@ def check_bind(bind: Bind) -> None:
         )
 
 
+def check_port(bind: Bind) -> None:
+    """Refuse, before a database is started for nothing, a port something else listens on."""
+    import socket
+
+    family = socket.AF_INET6 if ":" in bind.host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            probe.bind((bind.host, bind.port))
+        except OSError as exc:
+            raise Refused(f"kenning serve cannot listen on {bind.host}:{bind.port}: {exc.strerror or exc}",
+                          fix="pick another port with --port, or stop what listens there") from exc  # fmt: skip
+
+
 def setup_logging() -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter())
