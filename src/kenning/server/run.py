@@ -76,12 +76,16 @@ def check_port(bind: Bind) -> None:
 
 
 def setup_logging() -> None:
+    """One JSON object a line on stderr, for kenning's events and uvicorn's own (its start and
+    stop, a bind that failed, an exception a request raised, with its traceback as ``error``):
+    without a handler of ours uvicorn's lines were plain text, or lost."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter())
-    logger = logging.getLogger("kenning.server")
-    logger.handlers[:] = [handler]
-    logger.setLevel(logging.INFO)
-    logger.propagate = False
+    for name in ("kenning.server", "uvicorn.error"):
+        logger = logging.getLogger(name)
+        logger.handlers[:] = [handler]
+        logger.setLevel(logging.INFO)
+        logger.propagate = False
 
 
 def pages_config(bind: Bind) -> PagesConfig:
