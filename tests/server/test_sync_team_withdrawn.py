@@ -18,6 +18,7 @@ from pathlib import Path
 
 import httpx
 from serverkit import Machine, invite, running_server, team
+from test_bad_input_every_write import _database
 
 from kenning.core.decisions import render
 from kenning.core.forget import apply as forget_apply
@@ -100,10 +101,14 @@ def test_a_hidden_decision_is_withdrawn_from_the_teammate_and_kept_for_its_autho
 def test_retiring_and_forgetting_travel_to_every_machine(server_dsn: str, tmp_path: Path) -> None:
     with running_server(server_dsn) as srv:
         team(srv.store)
-        laptop = Machine(tmp_path, "alice-laptop", srv.url, invite(srv.store, "alice", ["acme"]))
-        desk = Machine(tmp_path, "alice-desk", srv.url, invite(srv.store, "alice", ["acme"]))
-        bob = Machine(tmp_path, "bob", srv.url, invite(srv.store, "bob", ["acme"]))
+        invites = [invite(srv.store, who, ["acme"]) for who in ("alice", "alice", "bob")]
+        laptop = Machine(tmp_path, "alice-laptop", srv.url, invites[0])
+        desk = Machine(tmp_path, "alice-desk", srv.url, invites[1])
+        bob = Machine(tmp_path, "bob", srv.url, invites[2])
         try:
+            # The server keeps only hashes: no device token or invite is anywhere in its database.
+            everything = str(_database(server_dsn))
+            assert not [s for s in (*invites, *(m.link.token for m in (laptop, desk, bob))) if s in everything]
             retired = laptop.remember("The orders export runs from cron on the old box", kind=Kind.FACT).memory
             gone = laptop.remember("The staging password rotates every ninety days", kind=Kind.FACT).memory
             assert retired and gone
