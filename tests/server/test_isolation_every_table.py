@@ -31,7 +31,7 @@ from kenning.sync import kinds, wire
 
 PROBES = 1200
 WORKSPACES = ("acme", "beta", "gamma")
-SHOP = "github.com/acme/shop"
+SHOP = "github.com/team/shop"  # names no workspace: answers are searched for workspace names
 CONTROL = ("accounts", "members", "devices", "invites", "device_codes", "web_links")
 # Stores the API fills in each workspace below: a probe finding none there would prove nothing.
 FILLED = ("records", "record_bodies", "batches", "memories", "memory_postings", "memory_events", "graph_facts",
