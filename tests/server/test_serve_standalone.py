@@ -45,6 +45,7 @@ class Serve:
 
     def __init__(self, home: Path, port: int, log: Path) -> None:
         self.home, self.url, self.log_path = home, f"http://127.0.0.1:{port}", log
+        self.signalled = False
         self.log = log.open("ab")
         self.proc = subprocess.Popen([*KENNING, "serve", "--port", str(port)], env=_env(home),
                                      stdout=self.log, stderr=self.log)  # fmt: skip
@@ -61,8 +62,9 @@ class Serve:
         raise AssertionError(f"kenning serve never became ready: {log.read_text()}")
 
     def stop(self) -> int:
+        """SIGTERM, once (see ``terminate``), and the exit code."""
+        self.terminate()
         if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
             try:
                 self.proc.wait(timeout=90)
             except subprocess.TimeoutExpired:
@@ -70,6 +72,11 @@ class Serve:
                 self.proc.wait(timeout=30)
         self.log.close()
         return int(self.proc.returncode)
+
+    def terminate(self) -> None:
+        if not self.signalled and self.proc.poll() is None:
+            self.signalled = True
+            self.proc.send_signal(signal.SIGTERM)
 
 
 def _review(key: str) -> dict[str, Any]:
@@ -152,7 +159,7 @@ def test_serve_alone_on_a_fresh_folder_logs_json_and_stops_gracefully_mid_reques
         pusher.start()
         assert half_sent.wait(60)
         time.sleep(0.5)  # the server has read the first bytes and is waiting for the rest
-        serve.proc.send_signal(signal.SIGTERM)
+        serve.terminate()
         refused = False
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and not refused:  # the listening socket closes first

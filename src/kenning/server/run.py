@@ -97,6 +97,13 @@ def pages_config(bind: Bind) -> PagesConfig:
     return PagesConfig(secure=bind.tls or bind.behind_proxy, hosts=tuple(LOCAL_HOSTS) if local else ())
 
 
+def _exit_once(*_: object) -> None:
+    # A second SIGTERM (an impatient operator, a supervisor repeating itself) must not cut the
+    # cleanup short: the pool and an embedded PostgreSQL are closed after this one.
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    sys.exit(0)
+
+
 def serve(dsn: str, bind: Bind, *, say: Callable[[str], None], limits: Limits = Limits()) -> None:
     """Migrate, open the pool and serve until SIGINT/SIGTERM; then stop taking connections, let
     running requests finish (up to GRACE_SECONDS) and close the pool."""
@@ -118,7 +125,7 @@ def serve(dsn: str, bind: Bind, *, say: Callable[[str], None], limits: Limits = 
         )  # fmt: skip
         # uvicorn stops gracefully on SIGTERM, then raises the signal again so the process
         # dies of it; a stop that went as planned should exit 0, as Ctrl-C does.
-        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+        signal.signal(signal.SIGTERM, _exit_once)
         say(f"kenning team server on {bind.url}  (health: {bind.url}/healthz, API: {bind.url}/api/v1/docs,"
             f" pages: {bind.url}/memory after `kenning ui --server`)")
         uvicorn.Server(config).run()
