@@ -61,6 +61,19 @@ def _code() -> list[str]:
     return [f.read_text(encoding="utf-8", errors="replace")[:12000] for f in files]
 
 
+def write_transcripts(folder: Path, sessions: int, rng: random.Random) -> Path:
+    """``sessions`` generated Claude Code transcripts (40-400 KB each, over three projects) under
+    ``folder``'s ``.claude/projects``, as a machine's home holds them; ``folder``."""
+    prose, code = _prose(), _code()
+    for i in range(sessions):
+        sid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+        project = folder / ".claude" / "projects" / f"-home-dev-src-p{i % 3}"
+        project.mkdir(parents=True, exist_ok=True)
+        data = _claude_session(rng, prose, code, sid, f"/home/dev/src/p{i % 3}", rng.randint(40_000, 400_000))
+        (project / f"{sid}.jsonl").write_bytes(data)
+    return folder
+
+
 def _claude_session(rng: random.Random, prose: list[str], code: list[str], sid: str, cwd: str, target: int) -> bytes:
     out: list[bytes] = []
     size, parent, n = 0, None, 0

@@ -317,23 +317,16 @@ def capture_machines(folder: Path, machines: int, sessions: int) -> list[Path]:
     """``machines`` data folders, each with ``sessions`` captured sessions (not measured)."""
     import random
 
-    from capture_throughput import _claude_session, _code, _prose
+    from capture_throughput import write_transcripts
     from kenning.clock import SystemClock
     from kenning.config import Settings
     from kenning.core.capture_job import sync_all
     from kenning.core.service import Core
 
     rng = random.Random(11)
-    prose, code = _prose(), _code()
     homes = []
     for m in range(machines):
-        transcripts = folder / f"transcripts-{m}"
-        for i in range(sessions):
-            sid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
-            project = transcripts / ".claude" / "projects" / f"-home-dev-src-p{i % 3}"
-            project.mkdir(parents=True, exist_ok=True)
-            data = _claude_session(rng, prose, code, sid, f"/home/dev/src/p{i % 3}", rng.randint(40_000, 400_000))
-            (project / f"{sid}.jsonl").write_bytes(data)
+        transcripts = write_transcripts(folder / f"transcripts-{m}", sessions, rng)
         home = folder / f"machine-{m}"
         core = Core.open(Settings(home=home, workspace=WORKSPACE), SystemClock())
         try:

@@ -54,7 +54,7 @@ def build_store(folder: Path, memories: int, facts: int, sessions: int) -> Path:
     """A machine's data folder: ``memories`` memories with a history event each, ``facts``
     facts, and ``sessions`` captured Claude Code transcripts (generated as
     bench/capture_throughput.py does, 40-400 KB each, captured with sync_all). Not measured."""
-    from capture_throughput import _claude_session, _code, _prose
+    from capture_throughput import _prose, write_transcripts
     from kenning.clock import SystemClock, to_iso
     from kenning.config import Settings
     from kenning.core.capture_job import sync_all
@@ -64,14 +64,8 @@ def build_store(folder: Path, memories: int, facts: int, sessions: int) -> Path:
     from kenning.store.protocol import FactRow
 
     rng = random.Random(7)
-    prose, code = _prose(), _code()
-    transcripts = folder / "transcripts"
-    for i in range(sessions):
-        sid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
-        project = transcripts / ".claude" / "projects" / f"-home-dev-src-p{i % 3}"
-        project.mkdir(parents=True, exist_ok=True)
-        data = _claude_session(rng, prose, code, sid, f"/home/dev/src/p{i % 3}", rng.randint(40_000, 400_000))
-        (project / f"{sid}.jsonl").write_bytes(data)
+    prose = _prose()
+    transcripts = write_transcripts(folder / "transcripts", sessions, rng)
     home = folder / "store"
     core = Core.open(Settings(home=home, workspace=WORKSPACE), SystemClock())
     try:
