@@ -26,6 +26,8 @@ from kenning.core.forget import plan_memories
 from kenning.core.remember import RememberRequest
 from kenning.domain.lifecycle import HELD_WORDS
 from kenning.model import DecisionDoc, Kind, Origin, Status
+from kenning.server.auth import token_hash
+from kenning.store.server.protocol import Grant
 
 PROJECT = "github.com/acme/shop"
 WHY = "every query of the invoices table needs the tenant guard"
@@ -76,6 +78,11 @@ def test_a_hidden_decision_is_withdrawn_from_the_teammate_and_kept_for_its_autho
             for for_agent in (False, True):
                 text = render(bob.core.store, theirs, for_agent=for_agent)
                 assert HELD_WORDS in text and "row-level security" not in text and WHY not in text, text
+            # ... the server's copy (what the API and the server's pages read) holds none of them ...
+            with srv.store.workspace(Grant(token_hash(bob.link.token), "acme")) as tx:
+                [served] = [d for d in tx.stores().memories.decision_docs("acme", [PROJECT]) if d.title == "Tenancy"]
+            assert HELD_WORDS in served.decision and "row-level security" not in served.decision
+            assert WHY not in served.reason and not served.memory_ref
             # ... the server never sends him the words ...
             pulled = http.post("/api/v1/sync/pull", json={"workspace": "acme", "after": 0})
             assert pulled.status_code == 200 and "row-level security" not in pulled.text and WHY not in pulled.text

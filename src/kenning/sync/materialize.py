@@ -62,8 +62,10 @@ def doc_label(author: str, writer: str) -> str:
 
 
 def put_doc(store: MemoryStore, workspace: str, body: Mapping[str, Any], author: str) -> None:
-    """Write a decision doc record's body into the copy (its reasoning replaced, in place)."""
-    doc = records.doc_of(body, workspace, author=doc_label(author, str(body.get("author", ""))))
+    """Write a decision doc record's body into the copy (its reasoning replaced, in place). The
+    copy is every member's: a held doc (its memory hidden or held) goes in as a teammate reads
+    it, its words withheld (records.held_view), as the held memory is out of the copy."""
+    doc = records.doc_of(records.held_view(body), workspace, author=doc_label(author, str(body.get("author", ""))))
     existing = store.decision_doc(workspace, doc.scope, doc.title, doc.author)
     store.save_decision_doc(replace(doc, id=existing.id if existing else 0))
 
