@@ -68,6 +68,15 @@ def team(store: PostgresServerStore, workspace: str = "acme") -> dict[str, str]:
     return {"alice": alice.id, "bob": bob.id}
 
 
+def alice_two_machines_and_bob(srv: Running, tmp_path: Path) -> tuple[Machine, Machine, Machine]:
+    """The team of ``team`` on ``srv`` and its three machines, each logged in with an invite:
+    alice's laptop and desk, and bob's computer (close them when done)."""
+    team(srv.store)
+    return (Machine(tmp_path, "alice-laptop", srv.url, invite(srv.store, "alice", ["acme"])),
+            Machine(tmp_path, "alice-desk", srv.url, invite(srv.store, "alice", ["acme"])),
+            Machine(tmp_path, "bob", srv.url, invite(srv.store, "bob", ["acme"])))  # fmt: skip
+
+
 class Machine:
     """One computer: its own data folder and SQLite store, logged in with an invite."""
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 import psycopg
-from serverkit import Machine, invite, running_server, team
+from serverkit import Machine, alice_two_machines_and_bob, running_server
 
 from kenning.graph import facts
 
@@ -47,10 +47,7 @@ def _records(dsn: str, predicate: str) -> dict[tuple[str, str], str | None]:
 
 def test_server_add_ends_the_slots_current_object_and_machines_follow(server_dsn: str, tmp_path: Path) -> None:
     with running_server(server_dsn) as srv:
-        team(srv.store)
-        laptop = Machine(tmp_path, "alice-laptop", srv.url, invite(srv.store, "alice", ["acme"]))
-        desk = Machine(tmp_path, "alice-desk", srv.url, invite(srv.store, "alice", ["acme"]))
-        bob = Machine(tmp_path, "bob", srv.url, invite(srv.store, "bob", ["acme"]))
+        laptop, desk, bob = alice_two_machines_and_bob(srv, tmp_path)
         try:
             facts.add(laptop.core.stores.graph, laptop.core.clock, "acme", "shop", "deploys_to", "fly.io", project=PROJECT)
             facts.add(laptop.core.stores.graph, laptop.core.clock, "acme", "shop", "uses", "Sentry", project=PROJECT)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import psycopg
-from serverkit import Machine, invite, running_server, team
+from serverkit import Machine, alice_two_machines_and_bob, invite, running_server, team
 
 from kenning.core.capture_job import sync_all
 from kenning.core.forget import apply as forget_apply
@@ -55,10 +55,7 @@ def server_rows(dsn: str, kind: str) -> list[tuple[str, str, bool]]:
 
 def test_sessions_facts_diary_and_values_reach_each_machine_as_the_seeds_say(server_dsn: str, tmp_path: Path) -> None:
     with running_server(server_dsn) as srv:
-        team(srv.store)
-        laptop = Machine(tmp_path, "alice-laptop", srv.url, invite(srv.store, "alice", ["acme"]))
-        desk = Machine(tmp_path, "alice-desk", srv.url, invite(srv.store, "alice", ["acme"]))
-        bob = Machine(tmp_path, "bob", srv.url, invite(srv.store, "bob", ["acme"]))
+        laptop, desk, bob = alice_two_machines_and_bob(srv, tmp_path)
         try:
             capture_fixture(laptop, tmp_path / "laptop-files")
             captured = turns_of(laptop)

@@ -5,17 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from serverkit import Machine, invite, running_server, team
+from serverkit import Machine, alice_two_machines_and_bob, invite, running_server, team
 
 from kenning.model import Kind, Origin, Status
 
 
 def test_memories_hide_decisions_contradiction_and_slots(server_dsn: str, tmp_path: Path) -> None:
     with running_server(server_dsn) as srv:
-        team(srv.store)
-        laptop = Machine(tmp_path, "alice-laptop", srv.url, invite(srv.store, "alice", ["acme"]))
-        desk = Machine(tmp_path, "alice-desk", srv.url, invite(srv.store, "alice", ["acme"]))
-        bob = Machine(tmp_path, "bob", srv.url, invite(srv.store, "bob", ["acme"]))
+        laptop, desk, bob = alice_two_machines_and_bob(srv, tmp_path)
         try:
             fact = laptop.remember("The shop deploys from the release branch every Tuesday", kind=Kind.FACT).memory
             secret_plan = laptop.remember("The staging box keeps nightly database dumps for a week", kind=Kind.FACT).memory

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from serverkit import Machine, invite, running_server, team
+from serverkit import Machine, alice_two_machines_and_bob, running_server
 
 from kenning.core.remember import RememberRequest
 from kenning.model import DecisionDoc, Kind, Origin
@@ -31,10 +31,7 @@ def _decide(machine: Machine, text: str, reason: str) -> DecisionDoc:
 
 def test_the_same_title_updates_your_doc_everywhere_and_leaves_a_teammates_alone(server_dsn: str, tmp_path: Path) -> None:
     with running_server(server_dsn) as srv:
-        team(srv.store)
-        laptop = Machine(tmp_path, "alice-laptop", srv.url, invite(srv.store, "alice", ["acme"]))
-        desk = Machine(tmp_path, "alice-desk", srv.url, invite(srv.store, "alice", ["acme"]))
-        bob = Machine(tmp_path, "bob", srv.url, invite(srv.store, "bob", ["acme"]))
+        laptop, desk, bob = alice_two_machines_and_bob(srv, tmp_path)
         machines = (laptop, desk, bob)
         try:
             first = _decide(laptop, "We chose Celery over RQ for the export queue", "retries and beat schedules")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from serverkit import Machine, invite, running_server, team
+from serverkit import Machine, alice_two_machines_and_bob, invite, running_server, team
 
 from kenning.model import Kind, Origin, Status
 
@@ -22,10 +22,7 @@ def test_a_contradiction_waits_for_review_on_each_machine_and_a_teammate_never_r
     server_dsn: str, tmp_path: Path
 ) -> None:
     with running_server(server_dsn) as srv:
-        team(srv.store)
-        laptop = Machine(tmp_path, "alice-laptop", srv.url, invite(srv.store, "alice", ["acme"]))
-        desk = Machine(tmp_path, "alice-desk", srv.url, invite(srv.store, "alice", ["acme"]))
-        bob = Machine(tmp_path, "bob", srv.url, invite(srv.store, "bob", ["acme"]))
+        laptop, desk, bob = alice_two_machines_and_bob(srv, tmp_path)
         try:
             firm = laptop.remember("We deploy the shop only from the release branch", kind=Kind.FACT).memory
             weak = bob.remember("We do not deploy the shop only from the release branch", kind=Kind.FACT,

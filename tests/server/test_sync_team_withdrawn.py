@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import httpx
-from serverkit import Machine, invite, running_server, team
+from serverkit import Machine, alice_two_machines_and_bob, invite, running_server, team
 from test_bad_input_every_write import _database
 
 from kenning.core.decisions import render
@@ -42,10 +42,7 @@ def _doc(machine: Machine, title: str, author: str) -> DecisionDoc:
 
 def test_a_hidden_decision_is_withdrawn_from_the_teammate_and_kept_for_its_author(server_dsn: str, tmp_path: Path) -> None:
     with running_server(server_dsn) as srv:
-        team(srv.store)
-        laptop = Machine(tmp_path, "alice-laptop", srv.url, invite(srv.store, "alice", ["acme"]))
-        desk = Machine(tmp_path, "alice-desk", srv.url, invite(srv.store, "alice", ["acme"]))
-        bob = Machine(tmp_path, "bob", srv.url, invite(srv.store, "bob", ["acme"]))
+        laptop, desk, bob = alice_two_machines_and_bob(srv, tmp_path)
         http = httpx.Client(base_url=srv.url, timeout=30, headers={"Authorization": f"Bearer {bob.link.token}"})
         try:
             decided = laptop.core.record_decision(laptop.core.place(project=PROJECT), RememberRequest(
