@@ -12,14 +12,14 @@ as removed.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import httpx
 import psycopg
 import pytest
+from isolation_team import WORKSPACES, Token, isolation_team
 from serverkit import running_server
 
 from kenning.server.auth import new_token, token_hash
@@ -31,17 +31,6 @@ API_REQUESTS = 1000
 SQL_REQUESTS = 1000
 # Records of a kind whose body the server keeps as given (a memory's would be parsed first).
 KIND = "review"
-WORKSPACES = ("acme", "beta", "gamma")  # gamma exists, with no member among the tokens' accounts but carol
-
-
-@dataclass(frozen=True)
-class Token:
-    name: str
-    secret: str
-    account: str
-    scope: tuple[str, ...]
-    good: bool  # neither revoked nor expired
-    device: str = ""
 
 
 def _body(key: str, owner: str, hidden: bool, n: int) -> dict[str, Any]:
@@ -50,27 +39,7 @@ def _body(key: str, owner: str, hidden: bool, n: int) -> dict[str, Any]:
 
 def _setup(store: PostgresServerStore) -> tuple[dict[str, str], list[Token], dict[tuple[str, str], tuple[str, bool]]]:
     now = datetime.now(UTC)
-    ids = {n: store.add_account(n, now).id for n in ("alice", "bob", "carol", "dave", "erin")}
-    store.add_workspace("acme", "Acme", ids["alice"], now)
-    store.set_member("acme", ids["bob"], Role.MEMBER)
-    store.set_member("acme", ids["carol"], Role.VIEWER)
-    store.add_workspace("beta", "Beta", ids["dave"], now)
-    store.set_member("beta", ids["carol"], Role.MEMBER)
-    store.add_workspace("gamma", "Gamma", ids["erin"], now)
-    specs = [
-        ("alice", "alice", ("acme",), None, False), ("alice-expired", "alice", ("acme",), now - timedelta(hours=1), False),
-        ("alice-revoked", "alice", ("acme",), None, True), ("bob", "bob", ("acme",), None, False),
-        ("bob-beta-scope", "bob", ("beta",), None, False), ("carol", "carol", ("acme", "beta"), None, False),
-        ("dave", "dave", ("beta",), None, False), ("dave-acme-scope", "dave", ("acme", "beta"), None, False),
-        ("erin", "erin", ("gamma",), None, False), ("erin-late", "erin", ("gamma",), now + timedelta(days=1), False),
-    ]  # fmt: skip
-    tokens = []
-    for name, who, scope, expires, revoked in specs:
-        secret = new_token()
-        device = store.add_device(ids[who], name, scope, token_hash(secret), now, expires_at=expires)
-        if revoked:
-            store.revoke_device(device.id, now)
-        tokens.append(Token(name, secret, ids[who], scope, not revoked and (expires is None or expires > now), device.id))
+    ids, tokens = isolation_team(store)
     # Seed: each writer a few records in each of its workspaces, some hidden.
     model: dict[tuple[str, str], tuple[str, bool]] = {}
     seeders = [("alice", "acme"), ("bob", "acme"), ("dave", "beta"), ("carol", "beta"), ("erin", "gamma")]

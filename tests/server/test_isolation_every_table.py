@@ -12,25 +12,23 @@ was. The workspaces are filled through the real API first, so every store holds 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
 import psycopg
 import pytest
+from isolation_team import WORKSPACES, Token, isolation_team
 from psycopg import sql
 from serverkit import running_server
 from test_bad_input_every_write import _database
 
-from kenning.server.auth import new_token, token_hash
+from kenning.server.auth import token_hash
 from kenning.store.server import schema
 from kenning.store.server.postgres import PostgresServerStore
 from kenning.store.server.protocol import Grant, Role
 from kenning.sync import kinds, wire
 
 PROBES = 1200
-WORKSPACES = ("acme", "beta", "gamma")
 SHOP = "github.com/team/shop"  # names no workspace: answers are searched for workspace names
 CONTROL = ("accounts", "members", "devices", "invites", "device_codes", "web_links")
 # Stores the API fills in each workspace below: a probe finding none there would prove nothing.
@@ -40,15 +38,6 @@ FILLED = ("records", "record_bodies", "batches", "memories", "memory_postings", 
 
 class Rollback(Exception):
     """Ends a probe's transaction without keeping anything."""
-
-
-@dataclass(frozen=True)
-class Token:
-    name: str
-    secret: str
-    account: str
-    scope: tuple[str, ...]
-    good: bool
 
 
 def _session(ws: str, who: str) -> list[dict[str, Any]]:
@@ -84,29 +73,7 @@ def _fill(url: str, tokens: list[Token], seeders: list[tuple[str, str]]) -> None
 
 
 def _setup(store: PostgresServerStore) -> list[Token]:
-    now = datetime.now(UTC)
-    ids = {n: store.add_account(n, now).id for n in ("alice", "bob", "carol", "dave", "erin")}
-    store.add_workspace("acme", "Acme", ids["alice"], now)
-    store.set_member("acme", ids["bob"], Role.MEMBER)
-    store.set_member("acme", ids["carol"], Role.VIEWER)
-    store.add_workspace("beta", "Beta", ids["dave"], now)
-    store.set_member("beta", ids["carol"], Role.MEMBER)
-    store.add_workspace("gamma", "Gamma", ids["erin"], now)
-    specs = [
-        ("alice", "alice", ("acme",), None, False), ("alice-expired", "alice", ("acme",), now - timedelta(seconds=1), False),
-        ("alice-revoked", "alice", ("acme",), None, True), ("bob", "bob", ("acme",), None, False),
-        ("bob-beta-scope", "bob", ("beta",), None, False), ("carol", "carol", ("acme", "beta"), None, False),
-        ("dave", "dave", ("beta",), None, False), ("dave-acme-scope", "dave", ("acme", "beta"), None, False),
-        ("erin", "erin", ("gamma",), None, False),
-    ]  # fmt: skip
-    tokens = []
-    for name, who, scope, expires, revoked in specs:
-        secret = new_token()
-        device = store.add_device(ids[who], name, scope, token_hash(secret), now, expires_at=expires)
-        if revoked:
-            store.revoke_device(device.id, now)
-        tokens.append(Token(name, secret, ids[who], scope, not revoked and expires is None))
-    return tokens
+    return isolation_team(store)[1]
 
 
 def _role(store: PostgresServerStore, token: Token, ws: str) -> Role | None:

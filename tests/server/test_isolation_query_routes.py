@@ -15,8 +15,9 @@ from __future__ import annotations
 import random
 
 import httpx
+from isolation_team import WORKSPACES, Token
 from serverkit import running_server
-from test_isolation_every_table import WORKSPACES, Token, _fill, _hidden_then, _role, _setup
+from test_isolation_every_table import _fill, _hidden_then, _role, _setup
 
 REQUESTS = 1000
 SHOP = "github.com/team/shop"  # names no workspace: answers are searched for workspace names
