@@ -49,6 +49,19 @@ def running_server(dsn: str, *, limits: Limits = Limits(rate=1000, burst=1000)) 
         store.close()
 
 
+def api_device(store: PostgresServerStore, account: str, workspaces: list[str] | None = None) -> str:
+    """A device token of ``account`` for the REST API (the ``acme`` workspace unless told)."""
+    secret = new_token()
+    acc = store.account(account)
+    assert acc is not None
+    store.add_device(acc.id, f"{account}-api", workspaces or ["acme"], token_hash(secret), datetime.now(UTC))
+    return secret
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
 def invite(store: PostgresServerStore, account: str, workspaces: list[str]) -> str:
     token = new_token("kinv_")
     now = datetime.now(UTC)

@@ -11,26 +11,14 @@ from typing import Any
 
 import httpx
 import psycopg
-from serverkit import Machine, invite, running_server, team
+from serverkit import Machine, api_device, bearer, invite, running_server, team
 
 from kenning.model import Kind, Origin
-from kenning.server.auth import new_token, token_hash
+from kenning.server.auth import token_hash
 from kenning.store.server.postgres import PostgresServerStore
 from kenning.store.server.protocol import Grant, Role
 
 SHOP = "github.com/acme/shop"
-
-
-def _device(store: PostgresServerStore, account: str, workspaces: list[str]) -> str:
-    secret = new_token()
-    acc = store.account(account)
-    assert acc is not None
-    store.add_device(acc.id, f"{account}-api", workspaces, token_hash(secret), datetime.now(UTC))
-    return secret
-
-
-def _h(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 def _tables(dsn: str) -> dict[str, int]:
@@ -41,14 +29,14 @@ def _tables(dsn: str) -> dict[str, int]:
 
 def _recall(http: httpx.Client, token: str, query: str, **body: Any) -> httpx.Response:
     return http.post("/api/v1/recall", json={"workspace": "acme", "query": query, "project": SHOP, **body},
-                     headers=_h(token))  # fmt: skip
+                     headers=bearer(token))  # fmt: skip
 
 
 def test_pushed_memories_are_recalled_through_the_api_as_the_cli_recalls_them(server_dsn: str, tmp_path: Path) -> None:
     with running_server(server_dsn) as srv:
         team(srv.store)
         laptop = Machine(tmp_path, "alice-laptop", srv.url, invite(srv.store, "alice", ["acme"]))
-        token = _device(srv.store, "bob", ["acme"])
+        token = api_device(srv.store, "bob", ["acme"])
         http = httpx.Client(base_url=srv.url, timeout=30)
         try:
             deploy = laptop.remember("The shop deploys from the release branch every Tuesday", kind=Kind.FACT).memory
@@ -74,11 +62,11 @@ def test_pushed_memories_are_recalled_through_the_api_as_the_cli_recalls_them(se
             laptop.core.retire(tz.ref, "we moved to zone-aware dates")
             laptop.sync()
             assert _recall(http, token, "database dumps on staging").json()["results"] == []
-            r = http.get(f"/api/v1/memories/{dumps.ref}", params={"workspace": "acme"}, headers=_h(token))
+            r = http.get(f"/api/v1/memories/{dumps.ref}", params={"workspace": "acme"}, headers=bearer(token))
             assert r.status_code == 404 and r.json()["error"] == "notfound"
-            r = http.get(f"/api/v1/memories/{tz.ref}", params={"workspace": "acme"}, headers=_h(token))
+            r = http.get(f"/api/v1/memories/{tz.ref}", params={"workspace": "acme"}, headers=bearer(token))
             assert r.status_code == 200 and r.json()["status"] == "retired"
-            listed = http.get("/api/v1/memories", params={"workspace": "acme", "project": SHOP}, headers=_h(token)).json()
+            listed = http.get("/api/v1/memories", params={"workspace": "acme", "project": SHOP}, headers=bearer(token)).json()
             assert [m["ref"] for m in listed["memories"]] == [deploy.ref] and listed["total"] == 1
             laptop.core.give(dumps.ref)
             laptop.sync()
@@ -96,29 +84,29 @@ def test_remember_through_the_api_follows_the_write_rules_and_reaches_the_machin
         ids = team(srv.store)
         viewer = srv.store.add_account("vera", datetime.now(UTC))
         srv.store.set_member("acme", viewer.id, Role.VIEWER)
-        alice = _device(srv.store, "alice", ["acme"])
-        bob = _device(srv.store, "bob", ["acme"])
-        vera = _device(srv.store, "vera", ["acme"])
+        alice = api_device(srv.store, "alice", ["acme"])
+        bob = api_device(srv.store, "bob", ["acme"])
+        vera = api_device(srv.store, "vera", ["acme"])
         laptop = Machine(tmp_path, "alice-laptop", srv.url, invite(srv.store, "alice", ["acme"]))
         http = httpx.Client(base_url=srv.url, timeout=30)
         try:
             body = {"workspace": "acme", "project": SHOP, "text": "The shop's invoices are rendered with WeasyPrint",
                     "kind": "fact", "source": "codex"}  # fmt: skip
-            r = http.post("/api/v1/memories", json=body, headers=_h(alice))
+            r = http.post("/api/v1/memories", json=body, headers=bearer(alice))
             assert r.status_code == 200, r.text
             first = r.json()
             assert first["outcome"] == "stored" and first["memory"]["scope"] == SHOP and first["seq"] > 0
             # A near-duplicate by its author strengthens; by a teammate it does not.
             again = http.post("/api/v1/memories", json={**body, "text": "The shop invoices are rendered with WeasyPrint",
-                                                        "source": "claude-code"}, headers=_h(alice)).json()  # fmt: skip
+                                                        "source": "claude-code"}, headers=bearer(alice)).json()  # fmt: skip
             assert again["outcome"] == "strengthened" and again["other"] == first["ref"]
             theirs = http.post("/api/v1/memories", json={**body, "text": "The shop invoices are rendered with WeasyPrint"},
-                               headers=_h(bob)).json()  # fmt: skip
+                               headers=bearer(bob)).json()  # fmt: skip
             assert theirs["outcome"] == "stored" and theirs["ref"] != first["ref"]
             # Redaction again on the server: the secret never reaches storage.
             key = "AKIA" + "IOSFODNN7EXAMPLE"
             r = http.post("/api/v1/memories", json={**body, "text": f"The deploy user's key is {key} for the shop bucket"},
-                          headers=_h(alice))  # fmt: skip
+                          headers=bearer(alice))  # fmt: skip
             assert r.status_code == 200, r.text
             assert key not in r.text
             with psycopg.connect(server_dsn) as conn:
@@ -127,10 +115,10 @@ def test_remember_through_the_api_follows_the_write_rules_and_reaches_the_machin
             # The rules of remember: a state needs a slot (Refused, nothing written).
             before = _tables(server_dsn)
             r = http.post("/api/v1/memories", json={**body, "text": "Staging is down for the migration", "kind": "state"},
-                          headers=_h(alice))  # fmt: skip
+                          headers=bearer(alice))  # fmt: skip
             assert r.status_code == 400 and "subject" in r.json()["message"] and r.json()["fix"]
             # A viewer reads, never writes.
-            r = http.post("/api/v1/memories", json=body, headers=_h(vera))
+            r = http.post("/api/v1/memories", json=body, headers=bearer(vera))
             assert r.status_code == 403 and "viewer" in r.json()["message"]
             assert _tables(server_dsn) == before
             assert _recall(http, vera, "how are invoices rendered").status_code == 200
@@ -154,24 +142,24 @@ def test_recall_across_workspaces_labels_results_and_refuses_what_the_token_may_
         now = datetime.now(UTC)
         srv.store.add_workspace("beta", "Beta", ids["alice"], now)
         srv.store.add_workspace("gamma", "Gamma", ids["bob"], now)
-        alice = _device(srv.store, "alice", ["acme", "beta"])
+        alice = api_device(srv.store, "alice", ["acme", "beta"])
         http = httpx.Client(base_url=srv.url, timeout=30)
         try:
             for ws, text in (("acme", "The shop deploys from the release branch every Tuesday"),
                              ("beta", "The beta app deploys from main after every merge")):  # fmt: skip
                 r = http.post("/api/v1/memories", json={"workspace": ws, "project": SHOP, "text": text, "kind": "fact"},
-                              headers=_h(alice))  # fmt: skip
+                              headers=bearer(alice))  # fmt: skip
                 assert r.status_code == 200, r.text
             r = http.post("/api/v1/recall", json={"workspaces": ["acme", "beta"], "query": "how do we deploy",
-                                                  "project": SHOP}, headers=_h(alice))  # fmt: skip
+                                                  "project": SHOP}, headers=bearer(alice))  # fmt: skip
             assert r.status_code == 200, r.text
             assert {x["workspace"] for x in r.json()["results"]} == {"acme", "beta"}
             assert r.json()["workspaces"] == ["acme", "beta"]
             # gamma: not in the token's scope and not a member: the whole request is refused, by name.
             r = http.post("/api/v1/recall", json={"workspaces": ["acme", "gamma"], "query": "how do we deploy"},
-                          headers=_h(alice))  # fmt: skip
+                          headers=bearer(alice))  # fmt: skip
             assert r.status_code == 403 and "gamma" in r.json()["message"] and "results" not in r.json()
-            r = http.post("/api/v1/recall", json={"workspace": "acme", "workspaces": ["beta"], "query": "x"}, headers=_h(alice))
+            r = http.post("/api/v1/recall", json={"workspace": "acme", "workspaces": ["beta"], "query": "x"}, headers=bearer(alice))
             assert r.status_code == 400 and "either" in r.json()["message"]
         finally:
             http.close()
@@ -180,7 +168,7 @@ def test_recall_across_workspaces_labels_results_and_refuses_what_the_token_may_
 def test_bad_input_to_the_memory_routes_is_refused_clearly_and_changes_nothing(server_dsn: str) -> None:
     with running_server(server_dsn) as srv:
         team(srv.store)
-        alice = _device(srv.store, "alice", ["acme"])
+        alice = api_device(srv.store, "alice", ["acme"])
         http = httpx.Client(base_url=srv.url, timeout=30)
         try:
             before = _tables(server_dsn)
@@ -199,21 +187,21 @@ def test_bad_input_to_the_memory_routes_is_refused_clearly_and_changes_nothing(s
                 ("GET", "/api/v1/health", None, 422, "workspace"),
             ]  # fmt: skip
             for method, path, body, status, needle in cases:
-                r = http.request(method, path, json=body, headers=_h(alice))
+                r = http.request(method, path, json=body, headers=bearer(alice))
                 assert r.status_code == status, (path, body, r.text)
                 assert needle in r.json()["message"] or needle in str(r.json().get("details", "")), (path, r.text)
-            r = http.post("/api/v1/memories", content=b"{not json", headers={**_h(alice), "Content-Type": "application/json"})
+            r = http.post("/api/v1/memories", content=b"{not json", headers={**bearer(alice), "Content-Type": "application/json"})
             assert r.status_code == 400 and r.json()["error"] == "malformed_json"
             r = http.post("/api/v1/memories", content=b"{" + b" " * (4 * 1024 * 1024) + b"}",
-                          headers={**_h(alice), "Content-Type": "application/json"})  # fmt: skip
+                          headers={**bearer(alice), "Content-Type": "application/json"})  # fmt: skip
             assert r.status_code == 413 and r.json()["error"] == "too_large"
-            r = http.post("/api/v1/recall", json={"workspace": "acme", "query": "x"}, headers=_h("kdev_nope"))
+            r = http.post("/api/v1/recall", json={"workspace": "acme", "query": "x"}, headers=bearer("kdev_nope"))
             assert r.status_code == 401
             assert _tables(server_dsn) == before
             # The API's schema documents the routes.
             paths = http.get("/api/v1/openapi.json").json()["paths"]
             assert {"/api/v1/recall", "/api/v1/memories", "/api/v1/memories/{ref}", "/api/v1/health"} <= set(paths)
-            ok = http.get("/api/v1/health", params={"workspace": "acme"}, headers=_h(alice))
+            ok = http.get("/api/v1/health", params={"workspace": "acme"}, headers=bearer(alice))
             assert ok.status_code == 200 and ok.json()["checked"] == 0
         finally:
             http.close()
@@ -227,8 +215,8 @@ def test_the_materialized_copy_is_bound_by_row_level_security_to_the_token(serve
         team(store)
         now = datetime.now(UTC)
         store.add_workspace("beta", "Beta", store.account("bob").id, now)  # type: ignore[union-attr]
-        alice = _device(store, "alice", ["acme"])
-        bob = _device(store, "bob", ["acme", "beta"])
+        alice = api_device(store, "alice", ["acme"])
+        bob = api_device(store, "bob", ["acme", "beta"])
         from kenning.ids import new_ref
         from kenning.model import Memory
         from kenning.sync import records, wire

@@ -11,33 +11,18 @@ server on loopback, real PostgreSQL, machines syncing with the real SyncClient):
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import httpx
 import psycopg
-from serverkit import Machine, invite, running_server, team
+from serverkit import Machine, api_device, bearer, invite, running_server, team
 
 from kenning.core.decisions import add_outcome
 from kenning.core.remember import RememberRequest
 from kenning.model import Kind, Status
-from kenning.server.auth import new_token, token_hash
-from kenning.store.server.postgres import PostgresServerStore
 
 SHOP = "github.com/acme/shop"
-
-
-def _device(store: PostgresServerStore, account: str) -> str:
-    secret = new_token()
-    acc = store.account(account)
-    assert acc is not None
-    store.add_device(acc.id, f"{account}-api", ["acme"], token_hash(secret), datetime.now(UTC))
-    return secret
-
-
-def _h(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 def _tables(dsn: str) -> dict[str, int]:
@@ -48,7 +33,7 @@ def _tables(dsn: str) -> dict[str, int]:
 
 
 def _remember(http: httpx.Client, token: str, text: str, **body: Any) -> dict[str, Any]:
-    r = http.post("/api/v1/memories", json={"workspace": "acme", "project": SHOP, "text": text, **body}, headers=_h(token))
+    r = http.post("/api/v1/memories", json={"workspace": "acme", "project": SHOP, "text": text, **body}, headers=bearer(token))
     assert r.status_code == 200, r.text
     answer: dict[str, Any] = r.json()
     return answer
@@ -63,7 +48,7 @@ def _server_docs(dsn: str) -> dict[tuple[str, str], tuple[str, str, str]]:
 def test_a_rest_decision_writes_its_doc_for_the_copy_and_the_authors_machines(server_dsn: str, tmp_path: Path) -> None:
     with running_server(server_dsn) as srv:
         team(srv.store)
-        alice, bob = _device(srv.store, "alice"), _device(srv.store, "bob")
+        alice, bob = api_device(srv.store, "alice"), api_device(srv.store, "bob")
         laptop = Machine(tmp_path, "alice-laptop", srv.url, invite(srv.store, "alice", ["acme"]))
         desk = Machine(tmp_path, "bob-desk", srv.url, invite(srv.store, "bob", ["acme"]))
         http = httpx.Client(base_url=srv.url, timeout=30)
@@ -108,7 +93,7 @@ def test_a_rest_decision_writes_its_doc_for_the_copy_and_the_authors_machines(se
             # A decision needs its reason (refused, nothing written), as on a machine.
             before = _tables(server_dsn)
             r = http.post("/api/v1/memories", json={"workspace": "acme", "project": SHOP, "kind": "decision",
-                                                    "text": "We picked Redis for the cache"}, headers=_h(bob))  # fmt: skip
+                                                    "text": "We picked Redis for the cache"}, headers=bearer(bob))  # fmt: skip
             assert r.status_code == 400 and "reason" in r.json()["message"]
             assert _tables(server_dsn) == before
         finally:
@@ -120,7 +105,7 @@ def test_a_rest_decision_writes_its_doc_for_the_copy_and_the_authors_machines(se
 def test_a_proposal_reaches_the_authors_needs_review_and_edits_no_row(server_dsn: str, tmp_path: Path) -> None:
     with running_server(server_dsn) as srv:
         ids = team(srv.store)
-        bob = _device(srv.store, "bob")
+        bob = api_device(srv.store, "bob")
         laptop = Machine(tmp_path, "alice-laptop", srv.url, invite(srv.store, "alice", ["acme"]))
         desk = Machine(tmp_path, "bob-desk", srv.url, invite(srv.store, "bob", ["acme"]))
         http = httpx.Client(base_url=srv.url, timeout=30)
@@ -134,7 +119,7 @@ def test_a_proposal_reaches_the_authors_needs_review_and_edits_no_row(server_dsn
             before = _tables(server_dsn)
             r = http.post("/api/v1/proposals", json={"workspace": "acme", "project": SHOP, "type": "retire", "refs": [old.ref],
                                                      "why": "the worker box was shut down", "source": "codex"},
-                          headers=_h(bob))  # fmt: skip
+                          headers=bearer(bob))  # fmt: skip
             assert r.status_code == 200, r.text
             made = r.json()
             assert made["kind"] == "retire" and made["refs"] == [old.ref] and made["authors"] == ["alice"]
@@ -171,7 +156,7 @@ def test_a_proposal_reaches_the_authors_needs_review_and_edits_no_row(server_dsn
                 ({"type": "retire", "refs": ["not-a-ref"]}, 400, "ref"),
             ]  # fmt: skip
             for extra, status, needle in cases:
-                r = http.post("/api/v1/proposals", json={"workspace": "acme", "project": SHOP, **extra}, headers=_h(bob))
+                r = http.post("/api/v1/proposals", json={"workspace": "acme", "project": SHOP, **extra}, headers=bearer(bob))
                 assert r.status_code == status, (extra, r.text)
                 assert needle in r.json()["message"] or needle in str(r.json().get("details", "")), (extra, r.text)
             # The hidden one is refused in the words of a ref that does not exist.
@@ -185,7 +170,7 @@ def test_a_proposal_reaches_the_authors_needs_review_and_edits_no_row(server_dsn
 def test_remember_replaces_index_and_used_within_ones_own_rows(server_dsn: str, tmp_path: Path) -> None:
     with running_server(server_dsn) as srv:
         team(srv.store)
-        alice, bob = _device(srv.store, "alice"), _device(srv.store, "bob")
+        alice, bob = api_device(srv.store, "alice"), api_device(srv.store, "bob")
         laptop = Machine(tmp_path, "alice-laptop", srv.url, invite(srv.store, "alice", ["acme"]))
         http = httpx.Client(base_url=srv.url, timeout=30)
         try:
@@ -195,7 +180,7 @@ def test_remember_replaces_index_and_used_within_ones_own_rows(server_dsn: str, 
             before = _tables(server_dsn)
             r = http.post("/api/v1/memories", json={"workspace": "acme", "project": SHOP, "kind": "fact",
                                                     "text": "Refunds are approved by the support lead",
-                                                    "replaces": [theirs["ref"]]}, headers=_h(alice))  # fmt: skip
+                                                    "replaces": [theirs["ref"]]}, headers=bearer(alice))  # fmt: skip
             assert r.status_code == 400 and "teammate" in r.json()["message"] and "propose" in r.json()["fix"]
             assert _tables(server_dsn) == before
             # One's own: superseded, with history both ways; pinned into the index; uses counted.
@@ -203,9 +188,9 @@ def test_remember_replaces_index_and_used_within_ones_own_rows(server_dsn: str, 
                             replaces=[old["ref"], "m:00000000"], index=True, used=[theirs["ref"], "m:11111111"])  # fmt: skip
             assert new["outcome"] == "stored" and new["retired"] == [old["ref"]] and new["unplaced"] == ["m:00000000"]
             assert new["unknown_used"] == ["m:11111111"] and new["memory"]["pinned"] is True
-            got = http.get(f"/api/v1/memories/{old['ref']}", params={"workspace": "acme"}, headers=_h(bob)).json()
+            got = http.get(f"/api/v1/memories/{old['ref']}", params={"workspace": "acme"}, headers=bearer(bob)).json()
             assert got["status"] == "superseded" and [p["ref"] for p in got["history"]["replaced_by"]] == [new["ref"]]
-            got = http.get(f"/api/v1/memories/{new['ref']}", params={"workspace": "acme"}, headers=_h(bob)).json()
+            got = http.get(f"/api/v1/memories/{new['ref']}", params={"workspace": "acme"}, headers=bearer(bob)).json()
             assert [p["ref"] for p in got["history"]["replaced"]] == [old["ref"]]
             with psycopg.connect(server_dsn) as conn:
                 uses = conn.execute("SELECT ref FROM memory_uses WHERE workspace = 'acme'").fetchall()
@@ -223,22 +208,22 @@ def test_remember_replaces_index_and_used_within_ones_own_rows(server_dsn: str, 
             assert full["outcome"] == "index_full" and len(full["index"]) == 25 and "unindex" in full["note"]
             r = http.post("/api/v1/memories", json={"workspace": "acme", "project": SHOP, "kind": "fact", "index": True,
                                                     "text": "The shop's banners come from the CMS",
-                                                    "unindex": bobs["ref"]}, headers=_h(alice))  # fmt: skip
+                                                    "unindex": bobs["ref"]}, headers=bearer(alice))  # fmt: skip
             assert r.status_code == 400 and "teammate" in r.json()["message"]
             assert _tables(server_dsn) == before
             room = _remember(http, alice, "The shop's banners come from the CMS", kind="fact", index=True, unindex=new["ref"])
             assert room["outcome"] == "stored" and room["memory"]["pinned"]
-            assert not http.get(f"/api/v1/memories/{new['ref']}", params={"workspace": "acme"}, headers=_h(bob)).json()["pinned"]
+            assert not http.get(f"/api/v1/memories/{new['ref']}", params={"workspace": "acme"}, headers=bearer(bob)).json()["pinned"]
             # Room is made only for a memory that is written: a restatement strengthens and unpins nothing.
             echo = _remember(http, alice, "The shop banners come from the CMS", kind="fact", index=True, unindex=room["ref"])
             assert echo["outcome"] == "strengthened" and echo["other"] == room["ref"]
-            assert http.get(f"/api/v1/memories/{room['ref']}", params={"workspace": "acme"}, headers=_h(bob)).json()["pinned"]
+            assert http.get(f"/api/v1/memories/{room['ref']}", params={"workspace": "acme"}, headers=bearer(bob)).json()["pinned"]
             # Bad input: clear 422s, nothing written.
             before = _tables(server_dsn)
             for extra, needle in (({"replaces": "m:00000000"}, "replaces"), ({"used": [5]}, "used"),
                                   ({"index": "yes please"}, "index"), ({"replaces": ["x" * 41]}, "replaces")):  # fmt: skip
                 r = http.post("/api/v1/memories", json={"workspace": "acme", "project": SHOP, "kind": "fact",
-                                                        "text": "A fine sentence about the shop", **extra}, headers=_h(alice))  # fmt: skip
+                                                        "text": "A fine sentence about the shop", **extra}, headers=bearer(alice))  # fmt: skip
                 assert r.status_code == 422 and needle in str(r.json()), (extra, r.text)
             assert _tables(server_dsn) == before
         finally:
@@ -249,7 +234,7 @@ def test_remember_replaces_index_and_used_within_ones_own_rows(server_dsn: str, 
 def test_a_hidden_memory_by_ref_is_its_authors_alone(server_dsn: str, tmp_path: Path) -> None:
     with running_server(server_dsn) as srv:
         team(srv.store)
-        alice, bob = _device(srv.store, "alice"), _device(srv.store, "bob")
+        alice, bob = api_device(srv.store, "alice"), api_device(srv.store, "bob")
         laptop = Machine(tmp_path, "alice-laptop", srv.url, invite(srv.store, "alice", ["acme"]))
         http = httpx.Client(base_url=srv.url, timeout=30)
         try:
@@ -257,28 +242,28 @@ def test_a_hidden_memory_by_ref_is_its_authors_alone(server_dsn: str, tmp_path: 
             assert kept
             laptop.core.hide(kept.ref)
             laptop.sync()
-            r = http.get(f"/api/v1/memories/{kept.ref}", params={"workspace": "acme"}, headers=_h(alice))
+            r = http.get(f"/api/v1/memories/{kept.ref}", params={"workspace": "acme"}, headers=bearer(alice))
             assert r.status_code == 200, r.text
             got = r.json()
             assert got["ref"] == kept.ref and got["hidden"] is True and "hidden" in got["line"] and "dumps" in got["text"]
             assert [e["event"] for e in got["history"]["events"]][:1] == ["created"]
             # A teammate: the same 404 as a ref that never existed.
-            theirs = http.get(f"/api/v1/memories/{kept.ref}", params={"workspace": "acme"}, headers=_h(bob))
-            missing = http.get("/api/v1/memories/m:00000000", params={"workspace": "acme"}, headers=_h(bob))
+            theirs = http.get(f"/api/v1/memories/{kept.ref}", params={"workspace": "acme"}, headers=bearer(bob))
+            missing = http.get("/api/v1/memories/m:00000000", params={"workspace": "acme"}, headers=bearer(bob))
             assert theirs.status_code == missing.status_code == 404
             assert theirs.json()["message"].replace(kept.ref, "m:00000000") == missing.json()["message"]
             assert theirs.json().keys() == missing.json().keys()
             # Recall and list give it to no one, its author included.
             for token in (alice, bob):
                 r = http.post("/api/v1/recall", json={"workspace": "acme", "project": SHOP, "query": "nightly database dumps"},
-                              headers=_h(token))  # fmt: skip
+                              headers=bearer(token))  # fmt: skip
                 assert r.status_code == 200 and r.json()["results"] == []
-                listed = http.get("/api/v1/memories", params={"workspace": "acme", "project": SHOP}, headers=_h(token)).json()
+                listed = http.get("/api/v1/memories", params={"workspace": "acme", "project": SHOP}, headers=bearer(token)).json()
                 assert kept.ref not in {m["ref"] for m in listed["memories"]}
             # Given back: everyone's again, unmarked.
             laptop.core.give(kept.ref)
             laptop.sync()
-            back = http.get(f"/api/v1/memories/{kept.ref}", params={"workspace": "acme"}, headers=_h(bob))
+            back = http.get(f"/api/v1/memories/{kept.ref}", params={"workspace": "acme"}, headers=bearer(bob))
             assert back.status_code == 200 and "hidden" not in back.json()
         finally:
             http.close()
