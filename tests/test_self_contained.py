@@ -1,5 +1,5 @@
 """A clone with nothing beside it passes `make test`: no test reads the project's shared folder
-(`../shared`). Recorded fixtures are vendored under tests/fixtures/ (its README says where they
+beside the repository. Recorded fixtures are vendored under tests/fixtures/ (its README says where they
 came from); only benchmarks may use the shared data, and they skip when it is absent."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 TESTS = Path(__file__).resolve().parent
 FIXTURES = TESTS / "fixtures"
 
-# Ways a path to the sibling `shared` folder gets written: a literal `../shared` or
+# Ways a path to the sibling `shared` folder gets written: a path up one folder to it or
 # `/work/shared`, a pathlib join onto "shared", an os.path.join argument, or a string that
 # starts inside it ("shared/fixtures/...").
 _SHARED_PATH = re.compile(
@@ -34,7 +34,7 @@ def test_no_test_file_reads_the_shared_folder() -> None:
         for path in sorted(TESTS.rglob("*.py"))
         if path.name != Path(__file__).name and (found := refers_to_shared(path.read_text(encoding="utf-8")))
     }
-    assert not offenders, f"tests must use tests/fixtures/, not ../shared: {offenders}"
+    assert not offenders, f"tests must use tests/fixtures/, not the shared folder beside the repository: {offenders}"
 
 
 def test_the_guard_catches_every_spelling_of_the_shared_folder() -> None:
