@@ -20,6 +20,7 @@ import os
 import platform
 import re
 import sqlite3
+import sys
 import tempfile
 import time
 from collections import defaultdict
@@ -38,26 +39,14 @@ from kenning.core.service import Core
 from kenning.store.sqlite.schema import open_database
 from kenning.store.sqlite.stores import SqliteStores
 
+# The LoCoMo transcripts are written as the session-parity tests write them (one writer).
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "store"))
+from session_parity import turn_text, write_transcripts  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results" / "capture.md"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 SHIPPED_WEIGHT = capture_search.CONTEXT_WEIGHT
-
-
-def _when(text: str) -> str:
-    """'1:56 pm on 8 May, 2023' -> ISO."""
-    try:
-        return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC).strftime(
-            "%Y-%m-%dT%H:%M:%S.000Z")
-    except ValueError:
-        return ""
-
-
-def _turn_text(turn: dict[str, str]) -> str:
-    text = f"{turn['speaker']}: {turn['text']}"
-    if turn.get("blip_caption"):
-        text += f" [shares a photo: {turn['blip_caption']}]"
-    return text
 
 
 def load(quick: bool) -> list[tuple[str, dict[str, object]]]:
@@ -65,36 +54,6 @@ def load(quick: bool) -> list[tuple[str, dict[str, object]]]:
     if quick:
         files = files[:2]
     return [(f.stem, json.loads(f.read_text())) for f in files]
-
-
-def write_transcripts(home: Path, convs: list[tuple[str, dict[str, object]]]) -> dict[str, str]:
-    """One Claude Code transcript per LoCoMo session; returns dia_id -> session id."""
-    where: dict[str, str] = {}
-    for name, data in convs:
-        conv = data.get("conversation", data)
-        assert isinstance(conv, dict)
-        folder = home / ".claude" / "projects" / f"-locomo-{name}"
-        folder.mkdir(parents=True, exist_ok=True)
-        a = conv.get("speaker_a")
-        for key, turns in conv.items():
-            m = re.fullmatch(r"session_(\d+)", key)
-            if not m or not isinstance(turns, list):
-                continue
-            sid = f"locomo-{name}-s{m.group(1)}"
-            when = _when(str(conv.get(f"{key}_date_time", "")))
-            lines = []
-            for i, turn in enumerate(turns):
-                role = "user" if turn["speaker"] == a else "assistant"
-                content: object = _turn_text(turn)
-                if role == "assistant":
-                    content = [{"type": "text", "text": content}]
-                lines.append(json.dumps({"type": role, "uuid": f"{name}:{turn['dia_id']}", "sessionId": sid,
-                                         "cwd": f"/locomo/{name}",
-                                         "timestamp": when[:-4] + f"{i % 1000:03d}Z" if when else "",
-                                         "message": {"role": role, "content": content}}))
-                where[f"{name}:{turn['dia_id']}"] = f"claude:{sid}"
-            (folder / f"{sid}.jsonl").write_text("\n".join(lines) + "\n")
-    return where
 
 
 def plain_fts(convs: list[tuple[str, dict[str, object]]], tokenize: str) -> sqlite3.Connection:
@@ -106,7 +65,7 @@ def plain_fts(convs: list[tuple[str, dict[str, object]]], tokenize: str) -> sqli
         for key, turns in conv.items():
             if re.fullmatch(r"session_\d+", key) and isinstance(turns, list):
                 conn.executemany("INSERT INTO t VALUES (?, ?, ?)",
-                                 [(_turn_text(t), f"{name}:{t['dia_id']}", name) for t in turns])
+                                 [(turn_text(t), f"{name}:{t['dia_id']}", name) for t in turns])
     return conn
 
 

@@ -140,16 +140,17 @@ def _when(text: str) -> str:
         return ""
 
 
-def _turn_text(turn: dict[str, str]) -> str:
+def turn_text(turn: dict[str, str]) -> str:
     text = f"{turn['speaker']}: {turn['text']}"
     if turn.get("blip_caption"):
         text += f" [shares a photo: {turn['blip_caption']}]"
     return text
 
 
-def write_transcripts(home: Path, convs: Sequence[tuple[str, dict[str, Any]]]) -> None:
-    """One Claude Code transcript per LoCoMo session, in the project folder /locomo/<name> (as
-    bench/capture_locomo.py writes them)."""
+def write_transcripts(home: Path, convs: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, str]:
+    """One Claude Code transcript per LoCoMo session, in the project folder /locomo/<name>
+    (bench/capture_locomo.py reads the same); returns each turn's dia_id -> its session id."""
+    where: dict[str, str] = {}
     for name, data in convs:
         conv = data.get("conversation", data)
         folder = home / ".claude" / "projects" / f"-locomo-{name}"
@@ -164,14 +165,16 @@ def write_transcripts(home: Path, convs: Sequence[tuple[str, dict[str, Any]]]) -
             lines = []
             for i, turn in enumerate(turns):
                 role = "user" if turn["speaker"] == a else "assistant"
-                content: object = _turn_text(turn)
+                content: object = turn_text(turn)
                 if role == "assistant":
                     content = [{"type": "text", "text": content}]
                 lines.append(json.dumps({"type": role, "uuid": f"{name}:{turn['dia_id']}", "sessionId": sid,
                                          "cwd": f"/locomo/{name}",
                                          "timestamp": when[:-4] + f"{i % 1000:03d}Z" if when else "",
                                          "message": {"role": role, "content": content}}))  # fmt: skip
+                where[f"{name}:{turn['dia_id']}"] = f"claude:{sid}"
             (folder / f"{sid}.jsonl").write_text("\n".join(lines) + "\n")
+    return where
 
 
 def capture(core: Core, home: Path) -> SyncSummary:
